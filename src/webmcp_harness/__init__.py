@@ -1,0 +1,40 @@
+"""Test and script web pages that expose tools to AI agents through WebMCP, in a real browser."""
+
+from __future__ import annotations
+
+from .assertions import expect
+from .errors import Error, WebToolError
+from .records import CallRecord, Tool
+from .results import (
+    RETRYABLE,
+    ToolErrorCode,
+    ToolResult,
+    error_result,
+    error_text,
+    is_abort_error,
+    is_error_text,
+    to_tool_result,
+    tool_error,
+    tool_error_code,
+)
+from .session import WebMCPSession
+
+# One name a line, so adding an export is adding a line.
+__all__ = [
+    "RETRYABLE",
+    "CallRecord",
+    "Error",
+    "Tool",
+    "ToolErrorCode",
+    "ToolResult",
+    "WebMCPSession",
+    "WebToolError",
+    "error_result",
+    "error_text",
+    "expect",
+    "is_abort_error",
+    "is_error_text",
+    "to_tool_result",
+    "tool_error",
+    "tool_error_code",
+]

@@ -1,0 +1,342 @@
+(bindingName, quiet) => {
+  // webmcp-harness in-page agent: reaches a frame's tools through its own script API.
+  //
+  // Evaluated as `(source)(bindingName, quiet)` in every frame: as an init script (before the page's
+  // own scripts) and in frames that already exist when the harness attaches. Idempotent: the first
+  // run in a document creates `window.__webmcpHarness`; later runs only add a watcher. Returns the
+  // document's token (a random id, new with every document, so the harness can tell a cross-document
+  // navigation from a same-document one).
+  "use strict";
+  const KEY = "__webmcpHarness";
+  let h = window[KEY];
+  if (!h || h.version !== 1) {
+    const randomId = () => {
+      try {
+        return crypto.randomUUID();
+      } catch {
+        return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+      }
+    };
+    const safe = (get) => {
+      try {
+        return get();
+      } catch {
+        return undefined;
+      }
+    };
+    const isNativeFunction = (fn) =>
+      typeof fn === "function" &&
+      safe(() => Function.prototype.toString.call(fn).includes("[native code]")) === true;
+    const callable = (obj, name) => !!obj && typeof safe(() => obj[name]) === "function";
+
+    // Which script API this document offers, and whose it is.
+    const surface = () => {
+      const mc = safe(() => document.modelContext);
+      const testing = safe(() => navigator.modelContextTesting);
+      const getTools = callable(mc, "getTools");
+      const executeTool = callable(mc, "executeTool");
+      if (mc && getTools && executeTool) {
+        return { kind: "modelContext", api: mc, implementation: implementationOf(mc) };
+      }
+      if (callable(testing, "listTools") && callable(testing, "executeTool")) {
+        return { kind: "modelContextTesting", api: testing, implementation: "modelContextTesting" };
+      }
+      if (mc && getTools) {
+        return { kind: "modelContext-list-only", api: mc, implementation: implementationOf(mc) };
+      }
+      return { kind: null, api: null, implementation: mc ? implementationOf(mc) : null };
+    };
+    const implementationOf = (mc) => {
+      if (safe(() => mc.__isBrowserMcpServer) === true) {
+        const under = safe(() => mc.native);
+        return under && isNativeFunction(safe(() => under.executeTool))
+          ? "@mcp-b/global+native"
+          : "@mcp-b/global";
+      }
+      if (safe(() => mc.__isWebMCPPolyfill) === true) return "@mcp-b/webmcp-polyfill";
+      if (isNativeFunction(safe(() => mc.getTools))) return "native";
+      return "script";
+    };
+    // Native executeTool (Chromium 156) takes the input as an object; the polyfills (and the
+    // older Chromium they copy) take a JSON string.
+    const wantsObjectInput = (s) =>
+      s.kind === "modelContext" &&
+      (s.implementation === "native" || s.implementation === "@mcp-b/global+native");
+
+    const declarativeForm = (name) => {
+      const form = safe(() =>
+        document.querySelector(`form[toolname="${CSS.escape(name)}"][tooldescription]`),
+      );
+      return form || null;
+    };
+    const parseSchema = (schema) => {
+      if (typeof schema !== "string") return schema === undefined ? null : schema;
+      try {
+        return JSON.parse(schema);
+      } catch {
+        return null;
+      }
+    };
+    // Only this document's tools: native getTools() also returns same-origin iframes' tools,
+    // and the harness asks every frame separately.
+    const ownTools = async (s) => {
+      if (s.kind === "modelContextTesting") return Array.from(await s.api.listTools());
+      const all = Array.from(await s.api.getTools());
+      return all.filter((t) => {
+        const w = safe(() => t.window);
+        return w === undefined || w === null || w === window;
+      });
+    };
+    const describeTool = (t) => {
+      const name = String(t.name);
+      const form = declarativeForm(name);
+      const annotations = safe(() => t.annotations);
+      return {
+        name,
+        description: safe(() => String(t.description ?? "")) ?? "",
+        inputSchema: parseSchema(safe(() => t.inputSchema)),
+        annotations:
+          annotations && typeof annotations === "object"
+            ? JSON.parse(JSON.stringify(annotations))
+            : {},
+        declarative: !!form,
+        autosubmit: !!form && form.hasAttribute("toolautosubmit"),
+      };
+    };
+    const describeError = (e) => {
+      if ((e !== null && typeof e === "object") || typeof e === "function") {
+        const name = safe(() => e.name);
+        const message = safe(() => e.message);
+        const code = safe(() => e.code);
+        const stack = safe(() => e.stack);
+        const ctor = safe(() => e.constructor && e.constructor.name);
+        const text = (v) => (v === undefined || v === null ? null : String(v));
+        const description =
+          typeof stack === "string" && stack
+            ? stack
+            : name !== undefined
+              ? `${text(name)}: ${text(message) ?? ""}`
+              : (safe(() => String(e)) ?? "");
+        return {
+          className: text(ctor),
+          description,
+          name: text(name),
+          code: ["string", "number", "boolean"].includes(typeof code) ? code : null,
+          message: text(message) ?? description,
+        };
+      }
+      const value = safe(() => String(e)) ?? "";
+      return { className: null, description: value, name: null, code: null, message: value };
+    };
+    // executeTool answers with a JSON string (native and polyfills alike). Like the DevTools
+    // protocol, hand back the parsed value when it parses, else the string.
+    const completed = (value) => {
+      if (value === null) {
+        return {
+          status: null,
+          protocolError: "executeTool resolved null (the browser's sign of a navigation)",
+        };
+      }
+      let text = value;
+      if (typeof value !== "string") {
+        if (value === undefined) text = "undefined";
+        else {
+          try {
+            text = JSON.stringify(value);
+          } catch (e) {
+            const exception = describeError(e);
+            return { status: "Error", errorText: exception.message, exception };
+          }
+          if (text === undefined) text = "undefined";
+        }
+      }
+      try {
+        return { status: "Completed", output: JSON.parse(text) };
+      } catch {
+        return { status: "Completed", output: text };
+      }
+    };
+
+    const calls = new Map();
+    const watchers = new Map(); // binding name -> Set of watched targets
+    h = {
+      version: 1,
+      token: randomId(),
+      calls,
+      surface,
+      async tools() {
+        const s = surface();
+        const out = {
+          token: h.token,
+          surface: s.kind,
+          implementation: s.implementation,
+          tools: [],
+          error: null,
+        };
+        if (!s.kind) return JSON.stringify(out);
+        try {
+          out.tools = (await ownTools(s)).map(describeTool);
+        } catch (e) {
+          out.error = describeError(e).description;
+        }
+        return JSON.stringify(out);
+      },
+      async start(id, name, inputJson) {
+        const s = surface();
+        const refuse = (error) => ({ ok: false, token: h.token, error });
+        if (!s.kind) return refuse("this document has no document.modelContext");
+        if (s.kind === "modelContext-list-only") {
+          return refuse(
+            "document.modelContext has no executeTool() and there is no " +
+              "navigator.modelContextTesting: its tools cannot be called from the page",
+          );
+        }
+        let tool;
+        try {
+          tool = (await ownTools(s)).find((t) => String(t.name) === name);
+        } catch (e) {
+          return refuse(describeError(e).description);
+        }
+        if (!tool) return refuse(`Tool not found: ${name}`);
+        const controller = new AbortController();
+        const entry = { controller, settled: false, form: null };
+        // A declarative form without toolautosubmit is filled, then waits for a person to submit:
+        // the implementation says so with a `toolactivated` event (the polyfills fire it on
+        // window, native Chromium on document.modelContext).
+        let activated = () => {};
+        let unwatch = () => {};
+        entry.activated = new Promise((resolve) => {
+          activated = resolve;
+        });
+        const form = declarativeForm(name);
+        if (form && !form.hasAttribute("toolautosubmit")) {
+          entry.form = form;
+          const onActivated = (event) => {
+            if (safe(() => String(event.toolName)) === name) activated(true);
+          };
+          const targets = [window];
+          if (s.api !== window && typeof safe(() => s.api.addEventListener) === "function") {
+            targets.push(s.api);
+          }
+          for (const target of targets) target.addEventListener("toolactivated", onActivated);
+          unwatch = () => {
+            for (const target of targets) target.removeEventListener("toolactivated", onActivated);
+          };
+        } else {
+          activated(false);
+        }
+        const run = () => {
+          if (s.kind === "modelContextTesting") {
+            return s.api.executeTool(name, inputJson, { signal: controller.signal });
+          }
+          const input = wantsObjectInput(s) ? JSON.parse(inputJson) : inputJson;
+          return s.api.executeTool(tool, input, { signal: controller.signal });
+        };
+        entry.promise = new Promise((resolve, reject) => {
+          // Cancelling settles the call even where the implementation ignores the signal.
+          controller.signal.addEventListener("abort", () => reject(controller.signal.reason), {
+            once: true,
+          });
+          Promise.resolve()
+            .then(run)
+            .then(resolve, reject);
+        })
+          .then(completed, (e) => {
+            if (
+              controller.signal.aborted &&
+              (e === controller.signal.reason || safe(() => e.name) === "AbortError")
+            ) {
+              return { status: "Canceled", errorText: describeError(e).message };
+            }
+            const exception = describeError(e);
+            return { status: "Error", errorText: exception.message, exception };
+          })
+          .then((report) => {
+            entry.settled = true;
+            unwatch();
+            activated(false);
+            return JSON.stringify(report);
+          });
+        calls.set(id, entry);
+        return { ok: true, token: h.token };
+      },
+      async wait(id) {
+        const entry = calls.get(id);
+        if (!entry) return null; // not this document's call: the caller's document is gone
+        try {
+          return await entry.promise;
+        } finally {
+          calls.delete(id);
+        }
+      },
+      activated(id) {
+        const entry = calls.get(id);
+        return entry ? entry.activated : false;
+      },
+      confirm(id) {
+        // Submit the waiting form as a person would: with its first enabled submit button.
+        const entry = calls.get(id);
+        const form = entry && !entry.settled ? entry.form : null;
+        if (!form || !form.isConnected) return false;
+        const submitter = Array.from(form.elements).find(
+          (el) =>
+            !el.matches(":disabled") &&
+            ((el instanceof HTMLButtonElement && el.type === "submit") ||
+              (el instanceof HTMLInputElement && ["submit", "image"].includes(el.type))),
+        );
+        if (!submitter) return false;
+        form.requestSubmit(submitter);
+        return true;
+      },
+      cancel(id) {
+        const entry = calls.get(id);
+        if (!entry) return false;
+        entry.controller.abort(new DOMException("Cancelled by webmcp-harness", "AbortError"));
+        return true;
+      },
+      watch(binding, quietly) {
+        let targets = watchers.get(binding);
+        if (!targets) {
+          targets = new WeakSet();
+          watchers.set(binding, targets);
+        }
+        const notify = (why) => {
+          const fn = safe(() => window[binding]);
+          if (typeof fn !== "function") return;
+          try {
+            Promise.resolve(fn({ token: h.token, why })).catch(() => {});
+          } catch {
+            // The harness went away.
+          }
+        };
+        const attach = (why, silent) => {
+          const s = surface();
+          const target = s.api;
+          if (!target || typeof safe(() => target.addEventListener) !== "function") return;
+          if (targets.has(target)) return;
+          targets.add(target);
+          target.addEventListener("toolchange", () => notify("toolchange"));
+          if (!silent) notify(why);
+        };
+        attach("attached", quietly);
+        // A polyfill installs itself while the page loads: look again when scripts have run.
+        document.addEventListener("DOMContentLoaded", () => attach("loaded", false), true);
+        window.addEventListener("load", () => attach("loaded", false), true);
+        document.addEventListener(
+          "load",
+          (event) => {
+            if (event.target instanceof HTMLScriptElement) attach("script", false);
+          },
+          true,
+        );
+      },
+    };
+    Object.defineProperty(window, KEY, { value: h, configurable: true, enumerable: false });
+  }
+  if (bindingName && !h.watching?.has(bindingName)) {
+    h.watching ??= new Set();
+    h.watching.add(bindingName);
+    h.watch(bindingName, !!quiet);
+  }
+  return h.token;
+};

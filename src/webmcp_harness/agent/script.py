@@ -1,0 +1,818 @@
+"""Scripted agent runs: the YAML format, parsed to dataclasses, checked before anything runs.
+
+A script is one YAML document (full reference: ``docs/scripts.md``)::
+
+    name: Buy a rain jacket               # optional; defaults to the file's name
+    owner:                                # optional; whose run it is, for the check
+      name: Dana Reyes                    # required in owner; the check uses the first name
+      instructions: Buy the rain jacket p-101 in size M.   # optional; what the owner asked
+    url: http://127.0.0.1:8000            # optional base for relative `open` paths
+    timeout: 30                           # optional; seconds per step (default 30)
+    steps:                                # required, at least one
+      - open: /catalog                    # URL, or a path joined to `url`
+      - call:                             # a call through the gateway (the check, then the tool)
+          tool: search_products           # required
+          input: {query: rain jacket}     # optional JSON value (default {})
+          source: owner                   # owner (default) | page: who asked for it
+          timeout: 10                     # optional, this step only
+          retry: auto                     # none (default) | auto: retry RETRYABLE codes
+          attempts: 3                     # with retry: auto, 1-10 (default 3)
+          expect:                         # optional; what must come back
+            ok: true                      # the tool's result (not a failure, not held)
+            path: $.items[0].id           # a JSON path into the answer ...
+            equals: p-101                 # ... equal to this, and/or
+            contains: p-                  # ... containing this
+      - call: {tool: place_order, expect: {code: unavailable, kind: not_found}}
+      - call: {tool: pay, input: {...}, expect: {held: ask}}
+      - approve: pay                      # the owner says yes to the call the check held
+      - wait_for_tool: place_order        # or {tool: place_order, timeout: 5}
+      - confirm: choose_size              # act as the person: confirm the form that waits
+
+Steps are mappings with exactly one key. ``open``, ``wait_for_tool``, ``confirm`` and
+``approve`` take a string, or a mapping: ``open: {url, timeout}``, ``wait_for_tool: {tool,
+timeout}``, ``confirm: {tool, timeout, expect}``, ``approve: {tool, input}`` (``input`` names
+the exact call to approve; without it, the last call to that tool the check held back).
+
+``expect`` keys: ``ok`` (bool), ``code`` (one of the seven result codes), ``kind`` (one of the
+twelve error kinds), ``held`` (``ask`` | ``stop``), ``reason`` (one of the six reasons, word for
+word; implies held), ``path`` (needs ``equals`` or ``contains``), ``equals``, ``contains``.
+``ok: true`` can't go with ``code``/``kind``/``held``/``reason``. Without ``path``, ``equals``
+and ``contains`` look at the answer's text (a result's text parts, a failure's message, a held
+call's message). Paths are ``$`` then ``.key``, ``[N]`` (negative from the end) or
+``["any key"]``; ``$`` is the answer ``use_tool`` returned; for a tool's result, a path whose
+first key is not one of the result's own keys reads the tool's value instead
+(``structuredContent``, else its first text part parsed as JSON), and a string holding JSON is
+parsed on the way. So ``$.content[0].text`` and ``$.order.id`` both work. ``contains``: a
+substring of a string, an element of a list (each element, for a list), the key/value pairs
+of an object. Values compare as JSON (``true`` is not ``1``; ``2`` is ``2.0``).
+
+Decisions: YAML is read with the 1.2 core types: only ``true``/``false`` are booleans (``size:
+NO``, ``answer: yes`` stay strings), dates and times stay strings, integers with a leading zero
+stay strings (``zip: 02134``). Anchors, aliases and ``<<`` merges work. Duplicate keys,
+unknown keys, wrong types and missing fields are errors. Input, ``equals`` and ``contains`` must
+be JSON (no NaN or infinity, text keys only). A relative ``open`` needs ``url`` (or the
+``base_url`` given to ``load_script``). Every error is a ``ScriptError`` with the line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import json
+import math
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Final, Literal, TypeVar, Union
+from urllib.parse import urljoin, urlsplit
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from ..results import ToolErrorCode
+from .check import REASON_OUTCOMES, REASONS
+from .kinds import KINDS
+from .outcome import Outcome, answer_text, tool_value
+
+__all__ = [
+    "MISSING",
+    "ApproveStep",
+    "CallStep",
+    "ConfirmStep",
+    "Expect",
+    "OpenStep",
+    "Owner",
+    "Script",
+    "ScriptError",
+    "Step",
+    "WaitForToolStep",
+    "load_script",
+    "match_expect",
+    "parse_path",
+    "resolve_path",
+]
+
+DEFAULT_TIMEOUT: Final = 30.0
+DEFAULT_ATTEMPTS: Final = 3
+MAX_ATTEMPTS: Final = 10
+MAX_TIMEOUT: Final = 3600.0
+_MAX_NODES: Final = 100_000
+_MAX_DEPTH: Final = 100
+_CODES: Final = tuple(c.value for c in ToolErrorCode)
+
+
+class ScriptError(Exception):
+    """A script that can't run as written: the line (1-based, None if unknown) and why."""
+
+    def __init__(self, line: int | None, message: str, *, source: str | None = None) -> None:
+        self.line = line
+        self.message = message
+        self.source = source
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.source or ""
+        if self.line is not None:
+            where = f"{where}:{self.line}" if where else f"line {self.line}"
+        return f"{where}: {self.message}" if where else self.message
+
+
+class _Missing(enum.Enum):
+    MISSING = "MISSING"
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Final = _Missing.MISSING
+"""An ``equals``/``contains``/``input`` that was not given (``null`` is a value)."""
+
+PathPart = Union[str, int]
+
+
+# -- the model -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Owner:
+    """Whose run it is: their name and what they asked for."""
+
+    name: str = ""
+    instructions: str = ""
+
+    @property
+    def first_name(self) -> str:
+        words = self.name.split()
+        return words[0] if words else "the owner"
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What a step's answer must be; every given field must hold."""
+
+    ok: bool | None = None
+    code: str | None = None
+    kind: str | None = None
+    held: Literal["ask", "stop"] | None = None
+    reason: str | None = None
+    path: tuple[PathPart, ...] | None = None
+    path_text: str | None = None
+    equals: Any = MISSING
+    contains: Any = MISSING
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class OpenStep:
+    """Open a URL in the page."""
+
+    action: ClassVar[str] = "open"
+    url: str
+    timeout: float | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class CallStep:
+    """Call a tool through the gateway (the check first, then the page)."""
+
+    action: ClassVar[str] = "call"
+    tool: str
+    input: Any = field(default_factory=dict)
+    source: Literal["owner", "page"] = "owner"
+    expect: Expect | None = None
+    retry: Literal["auto", "none"] = "none"
+    attempts: int = 1
+    timeout: float | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class WaitForToolStep:
+    """Wait until the page has a tool of this name."""
+
+    action: ClassVar[str] = "wait_for_tool"
+    tool: str
+    timeout: float | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ConfirmStep:
+    """Act as the person: confirm the form of this tool that waits for them."""
+
+    action: ClassVar[str] = "confirm"
+    tool: str
+    expect: Expect | None = None
+    timeout: float | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ApproveStep:
+    """The owner says yes to a held call, so the next identical call goes through.
+
+    ``input`` is MISSING for "the last call to this tool the check held back".
+    """
+
+    action: ClassVar[str] = "approve"
+    tool: str
+    input: Any = MISSING
+    line: int | None = None
+
+
+Step = Union[OpenStep, CallStep, WaitForToolStep, ConfirmStep, ApproveStep]
+
+
+@dataclass(frozen=True)
+class Script:
+    """A parsed script, ready to run."""
+
+    name: str
+    steps: tuple[Step, ...]
+    owner: Owner = field(default_factory=Owner)
+    url: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    source: str | None = None
+
+    def resolve(self, url: str, base_url: str | None = None) -> str:
+        """An ``open`` step's URL made absolute against ``base_url`` or the script's ``url``."""
+        base = base_url or self.url
+        if _absolute(url):
+            return url
+        if not base:
+            raise ScriptError(None, f"{url!r} is relative and the script has no url")
+        return urljoin(base, url)
+
+
+# -- YAML with the 1.2 core types ------------------------------------------------------------
+class _Loader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 core scalars: no yes/no booleans, no timestamps, no sexagesimal."""
+
+
+_DROP_TAGS = {
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:value",
+}
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in _DROP_TAGS]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:int",
+    re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*)|0x[0-9a-fA-F]+)$"),
+    list("-+0123456789"),
+)
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"^(?:[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?[0-9]+[eE][-+]?[0-9]+"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
+)
+
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_STR = "tag:yaml.org,2002:str"
+
+
+class _Reader:
+    """Turns composed YAML nodes into checked values, with the line of anything wrong."""
+
+    def __init__(self, source: str | None) -> None:
+        self.source = source
+        self.loader = _Loader("")
+        self.nodes = 0
+
+    def error(self, node: Node | None, message: str) -> ScriptError:
+        return ScriptError(_line(node), message, source=self.source)
+
+    def count(self, node: Node) -> None:
+        self.nodes += 1
+        if self.nodes > _MAX_NODES:
+            raise self.error(node, f"the script is too large (over {_MAX_NODES} YAML nodes)")
+
+    def scalar(self, node: ScalarNode) -> Any:
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except yaml.YAMLError as err:
+            raise self.error(node, _yaml_problem(err)) from None
+        except (ValueError, TypeError, OverflowError) as err:
+            raise self.error(node, f"can't read this value: {err}") from None
+
+    def pairs(self, node: MappingNode, what: str) -> list[tuple[str, Node, Node]]:
+        """A mapping's (key, key node, value node), keys text, no duplicates, merges applied."""
+        if node.tag != _MAP:
+            raise self.error(node, f"{what} must be a mapping, not {node.tag}")
+        explicit = [k for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"]
+        try:
+            self.loader.flatten_mapping(node)
+        except yaml.YAMLError as err:
+            raise self.error(node, _yaml_problem(err)) from None
+        seen: dict[str, Node] = {}
+        out: dict[str, tuple[str, Node, Node]] = {}
+        for key_node, value_node in node.value:
+            self.count(key_node)
+            if not isinstance(key_node, ScalarNode):
+                raise self.error(key_node, f"keys in {what} must be text")
+            key = self.scalar(key_node)
+            if not isinstance(key, str):
+                raise self.error(key_node, f"keys in {what} must be text, not {key!r}")
+            if any(key_node is k for k in explicit):
+                if key in seen and any(seen[key] is k for k in explicit):
+                    raise self.error(
+                        key_node, f"duplicate key {key!r} in {what} (first on line {_line(seen[key])})"
+                    )
+                seen[key] = key_node
+            out[key] = (key, key_node, value_node)
+        return list(out.values())
+
+    def fields(
+        self, node: Node, what: str, allowed: Sequence[str], required: Sequence[str] = ()
+    ) -> dict[str, Node]:
+        if not isinstance(node, MappingNode):
+            raise self.error(node, f"{what} must be a mapping, not {_kind(node)}")
+        got: dict[str, Node] = {}
+        for key, key_node, value_node in self.pairs(node, what):
+            if key not in allowed:
+                raise self.error(key_node, _unknown(key, what, allowed))
+            got[key] = value_node
+        for key in required:
+            if key not in got:
+                raise self.error(node, f"{what} needs {key!r}")
+        return got
+
+    def text(self, node: Node, what: str, *, empty: bool = False) -> str:
+        if not isinstance(node, ScalarNode):
+            raise self.error(node, f"{what} must be text, not {_kind(node)}")
+        value = self.scalar(node)
+        if not isinstance(value, str):
+            raise self.error(node, f"{what} must be text, not {value!r}")
+        if not empty and not value.strip():
+            raise self.error(node, f"{what} must not be empty")
+        return value
+
+    def seconds(self, node: Node, what: str) -> float:
+        value = self.scalar(node) if isinstance(node, ScalarNode) else None
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or not 0 < value <= MAX_TIMEOUT
+        ):
+            raise self.error(node, f"{what} must be a number of seconds, above 0 and at most 3600")
+        return float(value)
+
+    def boolean(self, node: Node, what: str) -> bool:
+        value = self.scalar(node) if isinstance(node, ScalarNode) else None
+        if not isinstance(value, bool):
+            raise self.error(node, f"{what} must be true or false")
+        return value
+
+    def choice(self, node: Node, what: str, choices: Sequence[str]) -> str:
+        value = self.scalar(node) if isinstance(node, ScalarNode) else None
+        if not isinstance(value, str) or value not in choices:
+            shown = value if isinstance(value, str) else _kind(node)
+            raise self.error(node, f"{what} must be one of {', '.join(choices)}; got {shown!r}")
+        return value
+
+    def json(self, node: Node, what: str, depth: int = 0) -> Any:
+        """Any JSON value: null, true/false, numbers, text, lists, mappings with text keys."""
+        self.count(node)
+        if depth > _MAX_DEPTH:
+            raise self.error(node, f"{what} is nested too deeply (or refers to itself)")
+        if isinstance(node, ScalarNode):
+            value = self.scalar(node)
+            if value is None or isinstance(value, (bool, int, str)):
+                return value
+            if isinstance(value, float):
+                if not math.isfinite(value):
+                    raise self.error(node, f"{what}: {node.value!r} is not a JSON number")
+                return value
+            raise self.error(node, f"{what}: {node.value!r} ({node.tag}) is not a JSON value")
+        if isinstance(node, SequenceNode):
+            if node.tag != _SEQ:
+                raise self.error(node, f"{what}: {node.tag} is not a JSON value")
+            return [self.json(item, what, depth + 1) for item in node.value]
+        if isinstance(node, MappingNode):
+            return {k: self.json(v, what, depth + 1) for k, _, v in self.pairs(node, what)}
+        raise self.error(node, f"{what} is not a JSON value")
+
+
+def _line(node: Node | None) -> int | None:
+    if node is None or getattr(node, "start_mark", None) is None:
+        return None
+    return int(node.start_mark.line) + 1
+
+
+def _kind(node: Node) -> str:
+    if isinstance(node, MappingNode):
+        return "a mapping"
+    if isinstance(node, SequenceNode):
+        return "a list"
+    return repr(node.value) if isinstance(node, ScalarNode) else "this"
+
+
+def _unknown(key: str, what: str, allowed: Sequence[str]) -> str:
+    close = difflib.get_close_matches(key, list(allowed), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown key {key!r} in {what}{hint}; expected one of: {', '.join(allowed)}"
+
+
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    if isinstance(err, yaml.MarkedYAMLError):
+        parts = [p for p in (err.context, err.problem) if p]
+        return "; ".join(parts) if parts else "bad YAML"
+    return str(err).splitlines()[0] if str(err) else "bad YAML"
+
+
+def _absolute(url: str) -> bool:
+    return urlsplit(url).scheme.lower() in ("http", "https", "file")
+
+
+# -- paths -----------------------------------------------------------------------------------
+_PATH_PART = re.compile(
+    r"""\.(?P<key>[A-Za-z_][A-Za-z0-9_-]*)"""
+    r"""|\[(?P<index>-?[0-9]+)\]"""
+    r"""|\[(?P<quote>["'])(?P<quoted>(?:\\.|(?!(?P=quote)).)*)(?P=quote)\]""",
+    re.DOTALL,
+)
+
+
+def parse_path(text: str) -> tuple[PathPart, ...]:
+    """``$.a[0]["b c"]`` → ``("a", 0, "b c")``; ValueError saying where it goes wrong."""
+    if not isinstance(text, str) or not text.startswith("$"):
+        raise ValueError("a path starts with $, like $.order.id or $.content[0].text")
+    parts: list[PathPart] = []
+    i = 1
+    while i < len(text):
+        m = _PATH_PART.match(text, i)
+        if m is None:
+            raise ValueError(
+                f"can't read the path {text!r} at character {i + 1}: "
+                "use .key, [N] or [\"key\"]"
+            )
+        if m.group("key") is not None:
+            parts.append(m.group("key"))
+        elif m.group("index") is not None:
+            parts.append(int(m.group("index")))
+        else:
+            parts.append(re.sub(r"\\(.)", r"\1", m.group("quoted"), flags=re.DOTALL))
+        i = m.end()
+    return tuple(parts)
+
+
+_RESULT_KEYS: Final = frozenset({"content", "isError", "structuredContent", "_meta"})
+
+
+def resolve_path(path: Sequence[PathPart], answer: object) -> tuple[bool, Any]:
+    """The value at a parsed path in an answer: ``(True, value)``, or ``(False, None)``."""
+    current: Any = answer
+    if (
+        path
+        and isinstance(path[0], str)
+        and isinstance(answer, Mapping)
+        and isinstance(answer.get("content"), list)
+        and path[0] not in _RESULT_KEYS
+        and path[0] not in answer
+    ):
+        found, current = tool_value(answer)
+        if not found:
+            return False, None
+    for part in path:
+        if isinstance(current, str) and current.lstrip()[:1] in ("{", "["):
+            try:
+                current = json.loads(current)
+            except (ValueError, RecursionError):
+                return False, None
+        if isinstance(part, int) and isinstance(current, list):
+            if not -len(current) <= part < len(current):
+                return False, None
+            current = current[part]
+        elif isinstance(part, str) and isinstance(current, Mapping):
+            if part not in current:
+                return False, None
+            current = current[part]
+        else:
+            return False, None
+    return True, current
+
+
+def _json_equal(a: object, b: object) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    return False
+
+
+def _contains(haystack: object, needle: object) -> bool:
+    if isinstance(haystack, str):
+        return isinstance(needle, str) and needle in haystack
+    if isinstance(haystack, (list, tuple)):
+        wanted = needle if isinstance(needle, list) else [needle]
+        return all(any(_json_equal(item, w) for item in haystack) for w in wanted)
+    if isinstance(haystack, Mapping) and isinstance(needle, Mapping):
+        return all(k in haystack and _json_equal(haystack[k], v) for k, v in needle.items())
+    return False
+
+
+def _show(value: object) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def match_expect(expect: Expect, answer: object, *, code: str | None = None) -> list[str]:
+    """What in the answer doesn't meet ``expect``: one line per miss, empty when it passes."""
+    outcome = Outcome.of(answer, code=code)
+    misses: list[str] = []
+    if expect.ok is not None and outcome.ok != expect.ok:
+        misses.append(f"expected ok: {str(expect.ok).lower()}, got {outcome.describe()}")
+    if expect.code is not None and outcome.code != expect.code:
+        misses.append(f"expected code {expect.code}, got {outcome.code or 'no code'}")
+    if expect.kind is not None and outcome.kind != expect.kind:
+        misses.append(f"expected kind {expect.kind}, got {outcome.describe()}")
+    if expect.held is not None and outcome.held != expect.held:
+        misses.append(f"expected the check to {expect.held}, got {outcome.describe()}")
+    if expect.reason is not None and outcome.reason != expect.reason:
+        misses.append(f"expected the reason {expect.reason!r}, got {outcome.describe()}")
+    if expect.equals is MISSING and expect.contains is MISSING:
+        return misses
+    where = expect.path_text or "the text"
+    if expect.path is not None:
+        found, subject = resolve_path(expect.path, answer)
+        if not found:
+            misses.append(f"nothing at {where} in {_show(answer)}")
+            return misses
+    else:
+        subject = answer_text(answer)
+    if expect.equals is not MISSING and not _json_equal(subject, expect.equals):
+        misses.append(f"expected {where} to equal {_show(expect.equals)}, got {_show(subject)}")
+    if expect.contains is not MISSING and not _contains(subject, expect.contains):
+        misses.append(
+            f"expected {where} to contain {_show(expect.contains)}, got {_show(subject)}"
+        )
+    return misses
+
+
+# -- parsing ---------------------------------------------------------------------------------
+_TOP: Final = ("name", "owner", "url", "timeout", "steps")
+_CALL: Final = ("tool", "input", "source", "expect", "retry", "attempts", "timeout")
+_EXPECT: Final = ("ok", "code", "kind", "held", "reason", "path", "equals", "contains")
+_ACTIONS: Final = ("open", "call", "wait_for_tool", "confirm", "approve")
+
+T = TypeVar("T")
+
+
+def load_script(
+    source: str | bytes | os.PathLike[str], *, base_url: str | None = None
+) -> Script:
+    """Parse a script from a file path or from YAML text; ScriptError with the line if bad.
+
+    A ``PathLike``, or a one-line string ending in ``.yaml``/``.yml``, is read as a file; any
+    other string is the script's text. ``base_url`` stands in for a missing ``url``.
+    """
+    name: str | None = None
+    if isinstance(source, os.PathLike) or (
+        isinstance(source, str)
+        and "\n" not in source
+        and source.strip().lower().endswith((".yaml", ".yml"))
+    ):
+        path = Path(os.fspath(source).strip() if isinstance(source, str) else os.fspath(source))
+        name = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, ValueError) as err:
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            raise ScriptError(None, f"can't read the script: {reason}", source=name) from None
+    elif isinstance(source, bytes):
+        try:
+            text = source.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise ScriptError(None, f"the script is not UTF-8 text: {err}") from None
+    elif isinstance(source, str):
+        text = source
+    else:
+        raise ScriptError(None, f"a script is a path or YAML text, not {type(source).__name__}")
+    return _parse(text, name, base_url)
+
+
+def _parse(text: str, source: str | None, base_url: str | None) -> Script:
+    reader = _Reader(source)
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise ScriptError(line, f"bad YAML: {_yaml_problem(err)}", source=source) from None
+    except yaml.reader.ReaderError as err:
+        line = text.count("\n", 0, max(err.position, 0)) + 1
+        raise ScriptError(line, f"bad YAML: {_yaml_problem(err)}", source=source) from None
+    except yaml.YAMLError as err:
+        raise ScriptError(None, f"bad YAML: {_yaml_problem(err)}", source=source) from None
+    except RecursionError:
+        raise ScriptError(None, "bad YAML: nested too deeply", source=source) from None
+    if root is None:
+        raise ScriptError(1, "the script is empty; it needs at least steps:", source=source)
+    try:
+        return _script(reader, root, source, base_url)
+    except RecursionError:
+        raise ScriptError(None, "the script is nested too deeply", source=source) from None
+
+
+def _script(reader: _Reader, root: Node, source: str | None, base_url: str | None) -> Script:
+    top = reader.fields(root, "the script", _TOP, required=("steps",))
+    name = reader.text(top["name"], "name") if "name" in top else _default_name(source)
+    owner = _owner(reader, top["owner"]) if "owner" in top else Owner()
+    url = None
+    if "url" in top:
+        url = reader.text(top["url"], "url")
+        if not _absolute(url):
+            raise reader.error(top["url"], f"url must be an absolute http(s) URL, not {url!r}")
+    timeout = reader.seconds(top["timeout"], "timeout") if "timeout" in top else DEFAULT_TIMEOUT
+    steps_node = top["steps"]
+    if not isinstance(steps_node, SequenceNode) or steps_node.tag != _SEQ:
+        raise reader.error(steps_node, f"steps must be a list, not {_kind(steps_node)}")
+    if not steps_node.value:
+        raise reader.error(steps_node, "steps is empty; a script needs at least one step")
+    steps = tuple(_step(reader, node, url or base_url) for node in steps_node.value)
+    return Script(name, steps, owner, url, timeout, source)
+
+
+def _default_name(source: str | None) -> str:
+    return Path(source).stem if source else "script"
+
+
+def _owner(reader: _Reader, node: Node) -> Owner:
+    if isinstance(node, ScalarNode):
+        return Owner(reader.text(node, "owner"))
+    got = reader.fields(node, "owner", ("name", "instructions"), required=("name",))
+    instructions = ""
+    if "instructions" in got:
+        instructions = reader.text(got["instructions"], "owner instructions", empty=True)
+    return Owner(reader.text(got["name"], "owner name"), instructions)
+
+
+def _step(reader: _Reader, node: Node, base: str | None) -> Step:
+    reader.count(node)
+    if not isinstance(node, MappingNode):
+        raise reader.error(
+            node, f"a step is a mapping with one of: {', '.join(_ACTIONS)}; not {_kind(node)}"
+        )
+    pairs = reader.pairs(node, "a step")
+    if len(pairs) != 1:
+        keys = ", ".join(k for k, _, _ in pairs) or "nothing"
+        raise reader.error(
+            node, f"a step has exactly one of {', '.join(_ACTIONS)}; this one has {keys}"
+        )
+    action, key_node, value = pairs[0]
+    line = _line(key_node)
+    if action == "open":
+        return _open(reader, value, line, base)
+    if action == "call":
+        return _call(reader, value, line)
+    if action == "wait_for_tool":
+        tool, got = _tool_or_fields(reader, value, "wait_for_tool", ("tool", "timeout"))
+        timeout = reader.seconds(got["timeout"], "timeout") if "timeout" in got else None
+        return WaitForToolStep(tool, timeout, line)
+    if action == "confirm":
+        tool, got = _tool_or_fields(reader, value, "confirm", ("tool", "timeout", "expect"))
+        timeout = reader.seconds(got["timeout"], "timeout") if "timeout" in got else None
+        expect = _expect(reader, got["expect"]) if "expect" in got else None
+        return ConfirmStep(tool, expect, timeout, line)
+    if action == "approve":
+        tool, got = _tool_or_fields(reader, value, "approve", ("tool", "input"))
+        approved = reader.json(got["input"], "input") if "input" in got else MISSING
+        return ApproveStep(tool, approved, line)
+    raise reader.error(key_node, _unknown(action, "a step", _ACTIONS))
+
+
+def _tool_or_fields(
+    reader: _Reader, node: Node, what: str, allowed: Sequence[str]
+) -> tuple[str, dict[str, Node]]:
+    if isinstance(node, ScalarNode):
+        return _tool_name(reader, node, what), {}
+    got = reader.fields(node, what, allowed, required=("tool",))
+    return _tool_name(reader, got["tool"], f"{what} tool"), got
+
+
+def _tool_name(reader: _Reader, node: Node, what: str) -> str:
+    name = reader.text(node, what)
+    if name != name.strip():
+        raise reader.error(node, f"{what}: the tool name {name!r} has spaces around it")
+    return name
+
+
+def _open(reader: _Reader, node: Node, line: int | None, base: str | None) -> OpenStep:
+    timeout = None
+    if isinstance(node, MappingNode):
+        got = reader.fields(node, "open", ("url", "timeout"), required=("url",))
+        url_node = got["url"]
+        if "timeout" in got:
+            timeout = reader.seconds(got["timeout"], "timeout")
+    else:
+        url_node = node
+    url = reader.text(url_node, "open")
+    scheme = urlsplit(url).scheme.lower()
+    if scheme and not _absolute(url) and not re.fullmatch(r"[a-z]", scheme):
+        raise reader.error(url_node, f"open: only http, https and file URLs, not {scheme}:")
+    if not _absolute(url) and not base:
+        raise reader.error(
+            url_node, f"open: {url!r} is relative; give the script a url (or a base URL)"
+        )
+    return OpenStep(url, timeout, line)
+
+
+def _call(reader: _Reader, node: Node, line: int | None) -> CallStep:
+    got = reader.fields(node, "call", _CALL, required=("tool",))
+    tool = _tool_name(reader, got["tool"], "call tool")
+    data = reader.json(got["input"], "input") if "input" in got else {}
+    source = "owner"
+    if "source" in got:
+        source = reader.choice(got["source"], "source", ("owner", "page"))
+    retry = reader.choice(got["retry"], "retry", ("auto", "none")) if "retry" in got else "none"
+    attempts = 1 if retry == "none" else DEFAULT_ATTEMPTS
+    if "attempts" in got:
+        node_a = got["attempts"]
+        value = reader.scalar(node_a) if isinstance(node_a, ScalarNode) else None
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ATTEMPTS:
+            raise reader.error(node_a, f"attempts must be a whole number from 1 to {MAX_ATTEMPTS}")
+        if retry != "auto":
+            raise reader.error(node_a, "attempts needs retry: auto")
+        attempts = value
+    timeout = reader.seconds(got["timeout"], "timeout") if "timeout" in got else None
+    expect = _expect(reader, got["expect"]) if "expect" in got else None
+    return CallStep(
+        tool,
+        data,
+        "page" if source == "page" else "owner",
+        expect,
+        "auto" if retry == "auto" else "none",
+        attempts,
+        timeout,
+        line,
+    )
+
+
+def _expect(reader: _Reader, node: Node) -> Expect:
+    got = reader.fields(node, "expect", _EXPECT)
+    if not got:
+        raise reader.error(node, f"expect is empty; give one of: {', '.join(_EXPECT)}")
+    ok = reader.boolean(got["ok"], "ok") if "ok" in got else None
+    code = reader.choice(got["code"], "code", _CODES) if "code" in got else None
+    kind = reader.choice(got["kind"], "kind", KINDS) if "kind" in got else None
+    held: Literal["ask", "stop"] | None = None
+    if "held" in got:
+        held = "ask" if reader.choice(got["held"], "held", ("ask", "stop")) == "ask" else "stop"
+    reason = None
+    if "reason" in got:
+        text = reader.text(got["reason"], "reason").replace("\u2019", "'")
+        if text not in REASONS:
+            listed = "; ".join(REASONS)
+            raise reader.error(got["reason"], f"reason must be one of, word for word: {listed}")
+        reason = text
+    if ok is True and (code or kind or held or reason):
+        raise reader.error(node, "ok: true can't go with code, kind, held or reason")
+    if (held or reason) and (code or kind or ok is not None):
+        raise reader.error(node, "held and reason can't go with ok, code or kind")
+    if reason is not None and held is not None and held != REASON_OUTCOMES[reason]:
+        pass  # a check may stop with an ask reason, or ask with a stop reason: both allowed
+    path = path_text = None
+    if "path" in got:
+        path_text = reader.text(got["path"], "path")
+        try:
+            path = parse_path(path_text)
+        except ValueError as err:
+            raise reader.error(got["path"], str(err)) from None
+        if "equals" not in got and "contains" not in got:
+            raise reader.error(got["path"], "path needs equals or contains")
+    equals = reader.json(got["equals"], "equals") if "equals" in got else MISSING
+    contains = reader.json(got["contains"], "contains") if "contains" in got else MISSING
+    return Expect(ok, code, kind, held, reason, path, path_text, equals, contains, _line(node))
+
+
+def iter_steps(script: Script, action: type[T]) -> list[T]:
+    """The steps of one type, in order."""
+    return [s for s in script.steps if isinstance(s, action)]
+
+
+_ = Callable  # (kept for type aliases in callers)

@@ -1,0 +1,134 @@
+"""Finding Chromium, launching it with WebMCP on, and connecting to a remote browser."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import BrowserNotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, Playwright
+
+__all__ = [
+    "BROWSER_ENV",
+    "WEBMCP_FEATURES",
+    "connect",
+    "find_browser",
+    "launch",
+    "launch_args",
+    "playwright_chromium_path",
+]
+
+BROWSER_ENV = "WEBMCP_BROWSER_PATH"
+WEBMCP_FEATURES = "WebMCP,WebMCPTesting,DevToolsWebMCPSupport"
+_PATH_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+HOW_TO_GET_ONE = (
+    "Install one with `playwright install chromium`, or on Debian/Ubuntu `apt-get install chromium`, "
+    f"or point {BROWSER_ENV} (or --browser-path) at a Chromium 146+ executable."
+)
+
+
+def playwright_chromium_path() -> str | None:
+    """The Chromium that `playwright install chromium` put on this machine, if any."""
+    default = Path.home() / ".cache" / "ms-playwright"
+    if sys.platform == "darwin":
+        default = Path.home() / "Library" / "Caches" / "ms-playwright"
+    elif sys.platform == "win32":
+        default = Path(os.environ.get("LOCALAPPDATA", Path.home())) / "ms-playwright"
+    base = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or default)
+    patterns = (
+        "chromium-*/chrome-linux*/chrome",
+        "chromium-*/chrome-mac*/Chromium.app/Contents/MacOS/Chromium",
+        "chromium-*/chrome-mac*/Google Chrome for Testing.app/Contents/MacOS/Google Chrome for Testing",
+        "chromium-*/chrome-win*/chrome.exe",
+    )
+    found = [p for pattern in patterns for p in base.glob(pattern) if p.is_file()]
+    if not found:
+        return None
+
+    def revision(path: Path) -> int:
+        digits = path.relative_to(base).parts[0].rpartition("-")[2]
+        return int(digits) if digits.isdigit() else 0
+
+    return str(max(found, key=revision))
+
+
+def find_browser(explicit: str | os.PathLike[str] | None = None) -> str:
+    """The browser to launch: explicit path, $WEBMCP_BROWSER_PATH, Playwright's, then PATH.
+
+    Raises BrowserNotFoundError, saying what to do, when none is found.
+    """
+    for source, candidate in (
+        ("--browser-path", explicit),
+        (BROWSER_ENV, os.environ.get(BROWSER_ENV)),
+    ):
+        if candidate:
+            path = Path(candidate).expanduser()
+            if path.is_file() and os.access(path, os.X_OK):
+                return str(path)
+            found = shutil.which(str(candidate))
+            if found:
+                return found
+            raise BrowserNotFoundError(
+                f"No browser at {str(candidate)!r} (from {source}): no such executable. {HOW_TO_GET_ONE}"
+            )
+    own = playwright_chromium_path()
+    if own:
+        return own
+    for name in _PATH_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise BrowserNotFoundError(f"No Chromium found. {HOW_TO_GET_ONE}")
+
+
+def launch_args(*, webmcp: bool = True) -> list[str]:
+    """Command-line switches for Chromium: WebMCP on, quiet networking, no sandbox as root."""
+    args = ["--disable-background-networking", "--disable-component-update"]
+    if webmcp:
+        args.insert(0, f"--enable-features={WEBMCP_FEATURES}")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--no-sandbox")
+    return args
+
+
+async def launch(
+    playwright: Playwright,
+    *,
+    browser_path: str | None = None,
+    headless: bool = True,
+    webmcp: bool = True,
+) -> Browser:
+    """Launch Chromium with WebMCP enabled (or without it, for polyfilled pages)."""
+    path = find_browser(browser_path)
+    try:
+        return await playwright.chromium.launch(
+            executable_path=path, headless=headless, args=launch_args(webmcp=webmcp), timeout=60_000
+        )
+    except Exception as exc:
+        raise BrowserNotFoundError(
+            f"Could not start the browser at {path}: {str(exc).splitlines()[0]}. {HOW_TO_GET_ONE}"
+        ) from exc
+
+
+async def connect(
+    playwright: Playwright, *, ws_endpoint: str | None = None, cdp_url: str | None = None
+) -> Browser:
+    """Connect to a Playwright browser server (ws_endpoint) or a running Chromium (cdp_url)."""
+    if bool(ws_endpoint) == bool(cdp_url):
+        raise UsageError("Give exactly one of --connect WS_ENDPOINT or --cdp URL.")
+    try:
+        if ws_endpoint:
+            return await playwright.chromium.connect(ws_endpoint, timeout=30_000)
+        assert cdp_url is not None
+        return await playwright.chromium.connect_over_cdp(cdp_url, timeout=30_000)
+    except Exception as exc:
+        where = ws_endpoint or cdp_url
+        raise BrowserNotFoundError(
+            f"Could not connect to a browser at {where}: {str(exc).splitlines()[0]}"
+        ) from exc

@@ -1,0 +1,423 @@
+"""Findings, their severities, and the registry of every check the conformance checker knows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Literal
+
+__all__ = [
+    "CHECKS",
+    "SPEC_URL",
+    "Check",
+    "Collector",
+    "Finding",
+    "Scope",
+    "Severity",
+    "Target",
+    "checks",
+    "excerpt",
+    "get_check",
+    "spec",
+]
+
+SPEC_URL = "https://webmachinelearning.github.io/webmcp/"
+SEED_RESULTS = "seeds/000_38d55e6988d2c2e9.txt"
+SEED_HELPERS = "seeds/001_8cb810bb83784686.txt"
+CHROME_WEBMCP = "design/chromium-webmcp.md"
+DECLARATIVE_EXPLAINER = (
+    "https://github.com/webmachinelearning/webmcp/blob/main/declarative-api-explainer.md"
+)
+
+Scope = Literal["page", "tool"]
+
+
+def spec(anchor: str) -> str:
+    """The URL of a section of the WebMCP spec."""
+    return f"{SPEC_URL}#{anchor}"
+
+
+def excerpt(text: str, limit: int = 80) -> str:
+    """text quoted for a message, cut to limit characters (page strings can be megabytes)."""
+    flat = " ".join(text[: limit * 4].split())
+    if len(flat) > limit or len(text) > limit * 4:
+        flat = flat[: limit - 1] + "…"
+    return f"“{flat}”"
+
+
+class Severity(str, Enum):
+    """How much a finding matters: errors fail a check run, warnings fail it with --strict."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """0 for errors, 1 for warnings, 2 for info: sorts the worst first."""
+        return _RANK[self]
+
+    def fails(self, *, strict: bool = False) -> bool:
+        """Whether a finding of this severity makes the run fail."""
+        return self is Severity.ERROR or (strict and self is Severity.WARNING)
+
+
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check: a stable id, its family, its usual severity, what it asks, and its rule."""
+
+    id: str
+    family: str
+    severity: Severity
+    title: str
+    rule: str
+    scope: Scope = "tool"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "family": self.family,
+            "severity": self.severity.value,
+            "title": self.title,
+            "rule": self.rule,
+            "scope": self.scope,
+        }
+
+
+CHECKS: dict[str, Check] = {}
+
+
+def _register(
+    id_: str, severity: Severity, title: str, rule: str, *, scope: Scope = "tool"
+) -> Check:
+    family = id_.split(".", 1)[0]
+    check = Check(id_, family, severity, title, rule, scope)
+    CHECKS[id_] = check
+    return check
+
+
+E, W = Severity.ERROR, Severity.WARNING
+
+# Discovery: what the page offers at all. Data-only ones live in metadata.py; the runner
+# reports the browser-side ones (page-load, model-context, secure-context) with the same ids.
+_register("discovery.page-load", E, "The page loads and stays alive", spec("api"), scope="page")
+_register(
+    "discovery.model-context",
+    E,
+    "document.modelContext is present",
+    spec("dom-document-modelcontext"),
+    scope="page",
+)
+_register(
+    "discovery.secure-context",
+    E,
+    "The page is a secure context",
+    spec("document-extension"),
+    scope="page",
+)
+_register("discovery.tools-found", W, "The page exposes tools", spec("api"), scope="page")
+_register(
+    "discovery.tool-count",
+    W,
+    "At most 50 tools on a page",
+    spec("mitigation-restrict-input-lengths"),
+    scope="page",
+)
+_register(
+    "discovery.names-unique",
+    W,
+    "Tool names are unique across the page's frames",
+    spec("tool-definition-name"),
+    scope="page",
+)
+
+# Metadata: what an agent reads before it calls.
+_register(
+    "metadata.name-valid", E, "Tool name is 1-128 of [A-Za-z0-9_.-]", spec("tool-definition-name")
+)
+_register(
+    "metadata.description-present",
+    E,
+    "Tool has a description",
+    spec("dom-modelcontexttool-description"),
+)
+_register(
+    "metadata.description-useful",
+    W,
+    "Description says more than the name",
+    spec("dom-modelcontexttool-description"),
+)
+_register(
+    "metadata.description-length",
+    W,
+    "Description is concise (at most 500 characters)",
+    spec("mitigation-restrict-input-lengths"),
+)
+_register(
+    "metadata.schema-valid",
+    E,
+    "inputSchema is a valid JSON Schema (2020-12 meta-schema)",
+    spec("dom-modelcontexttool-inputschema"),
+)
+_register(
+    "metadata.schema-object",
+    E,
+    'inputSchema has "type": "object"',
+    spec("dom-modelcontexttool-inputschema"),
+)
+_register(
+    "metadata.params-described",
+    W,
+    "Every parameter has a description",
+    spec("dom-modelcontexttool-inputschema"),
+)
+_register(
+    "metadata.required-defined",
+    E,
+    "Every required parameter is defined in properties",
+    spec("dom-modelcontexttool-inputschema"),
+)
+
+# Safety: what could turn an agent against its user.
+_register(
+    "safety.description-injection",
+    E,
+    "No instructions to the agent hidden in names or descriptions",
+    spec("metadata-description-attacks"),
+)
+_register(
+    "safety.hidden-characters",
+    E,
+    "No invisible or direction-changing characters in names or descriptions",
+    spec("metadata-description-attacks"),
+)
+_register(
+    "safety.untrusted-content",
+    W,
+    "Tools returning user content set untrustedContentHint",
+    spec("mitigation-untrusted-annotation"),
+)
+_register(
+    "safety.readonly-consequential",
+    W,
+    "Tools that act (order, pay, delete, send) are not marked readOnlyHint",
+    spec("dom-toolannotations-readonlyhint"),
+)
+_register(
+    "safety.output-injection",
+    W,
+    "Results without untrustedContentHint carry no instructions to the agent",
+    spec("output-injection-attacks"),
+)
+
+# Behaviour: judged from the records of calls the runner made.
+_register("behaviour.answers", E, "Answers within the timeout", SEED_RESULTS)
+_register("behaviour.valid-result", E, "Returns a valid MCP tool result", SEED_HELPERS)
+_register("behaviour.accepts-valid-input", E, "Accepts schema-valid input", SEED_RESULTS)
+_register(
+    "behaviour.rejects-invalid-input",
+    W,
+    "Rejects schema-invalid input with invalid_input or an error",
+    SEED_RESULTS,
+)
+_register("behaviour.error-coded", W, "Error results carry a known code", SEED_RESULTS)
+_register("behaviour.no-navigation", E, "An imperative call does not navigate", SEED_RESULTS)
+
+# Declarative forms: the browser's synthesised schema against the form's controls.
+_register(
+    "form.params-described",
+    W,
+    "Every form control has toolparamdescription or a label",
+    DECLARATIVE_EXPLAINER,
+)
+_register(
+    "form.required-in-schema",
+    E,
+    "Required controls are required in the schema",
+    DECLARATIVE_EXPLAINER,
+)
+_register(
+    "form.controls-in-schema",
+    W,
+    "Every named control is in the schema, and every property has a control",
+    DECLARATIVE_EXPLAINER,
+)
+_register(
+    "form.options-reachable",
+    W,
+    "The schema offers exactly the options a person could pick",
+    DECLARATIVE_EXPLAINER,
+)
+_register(
+    "form.required-checkbox",
+    W,
+    "A required checkbox is not offered as a free boolean",
+    DECLARATIVE_EXPLAINER,
+)
+_register(
+    "form.submit-button",
+    E,
+    "A form without toolautosubmit has a submit button",
+    DECLARATIVE_EXPLAINER,
+)
+
+del E, W
+
+
+def get_check(check_id: str) -> Check:
+    """The registered check with this id (KeyError names the known families if not)."""
+    try:
+        return CHECKS[check_id]
+    except KeyError:
+        raise KeyError(f"no check {check_id!r}; known: {', '.join(sorted(CHECKS))}") from None
+
+
+def checks(family: str | None = None) -> list[Check]:
+    """Every registered check (of one family), in registration order."""
+    return [c for c in CHECKS.values() if family is None or c.family == family]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something a check found on a page or tool, and what to do about it."""
+
+    check: str
+    severity: Severity
+    page: str
+    message: str
+    rule: str
+    tool: str | None = None
+    frame: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def family(self) -> str:
+        return self.check.split(".", 1)[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "severity": self.severity.value,
+            "page": self.page,
+            "tool": self.tool,
+            "frame": self.frame,
+            "message": self.message,
+            "rule": self.rule,
+            "detail": dict(self.detail),
+        }
+
+    @classmethod
+    def make(
+        cls,
+        check_id: str,
+        message: str,
+        *,
+        page: str,
+        tool: str | None = None,
+        frame: str | None = None,
+        severity: Severity | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> Finding:
+        """A finding of a registered check, with its usual severity and rule unless told."""
+        check = get_check(check_id)
+        return cls(
+            check=check_id,
+            severity=severity or check.severity,
+            page=page,
+            message=message,
+            rule=check.rule,
+            tool=tool,
+            frame=frame or None,
+            detail=detail or {},
+        )
+
+
+@dataclass(frozen=True)
+class Target:
+    """A check that ran (or was skipped) on one page, or one tool of it."""
+
+    check: str
+    page: str
+    tool: str | None = None
+    frame: str | None = None
+    skipped: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "page": self.page,
+            "tool": self.tool,
+            "frame": self.frame,
+            "skipped": self.skipped,
+        }
+
+
+class Collector:
+    """Gathers the findings of one page, and which checks ran on what (passes included)."""
+
+    def __init__(self, page: str) -> None:
+        self.page = page
+        self.findings: list[Finding] = []
+        self.targets: list[Target] = []
+        self._seen: set[tuple[str, str, str | None, str | None]] = set()
+
+    def ran(self, check_id: str, tool: str | None = None, frame: str | None = None) -> None:
+        """Note that a check ran on the page (tool None) or on a tool."""
+        get_check(check_id)
+        key = (check_id, self.page, tool, frame or None)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.targets.append(Target(check_id, self.page, tool, frame or None))
+
+    def ran_all(
+        self, check_ids: Iterable[str], tool: str | None = None, frame: str | None = None
+    ) -> None:
+        for check_id in check_ids:
+            self.ran(check_id, tool, frame)
+
+    def skip(
+        self, check_id: str, reason: str, tool: str | None = None, frame: str | None = None
+    ) -> None:
+        """Note that a check did not run on a target, and why."""
+        get_check(check_id)
+        key = (check_id, self.page, tool, frame or None)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.targets.append(Target(check_id, self.page, tool, frame or None, reason))
+
+    def add(
+        self,
+        check_id: str,
+        message: str,
+        *,
+        tool: str | None = None,
+        frame: str | None = None,
+        severity: Severity | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> Finding:
+        """Record a finding (which also marks the check as run on its target)."""
+        found = Finding.make(
+            check_id,
+            message,
+            page=self.page,
+            tool=tool,
+            frame=frame,
+            severity=severity,
+            detail=detail,
+        )
+        self.ran(check_id, tool, frame)
+        self.findings.append(found)
+        return found
+
+    def extend(self, other: Collector) -> None:
+        """Take in another collector's findings and targets."""
+        self.findings.extend(other.findings)
+        for target in other.targets:
+            key = (target.check, target.page, target.tool, target.frame)
+            if key not in self._seen:
+                self._seen.add(key)
+                self.targets.append(target)

@@ -1,0 +1,259 @@
+"""Discovery and metadata checks: pure functions over the tools a page exposes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from ..records import Tool
+from .findings import Collector, Finding, Severity, excerpt
+
+__all__ = [
+    "DISCOVERY_CHECKS",
+    "MAX_DESCRIPTION",
+    "MAX_TOOLS_PER_PAGE",
+    "METADATA_CHECKS",
+    "TOOL_NAME",
+    "check_discovery",
+    "check_metadata",
+    "check_tool_metadata",
+    "frame_of",
+    "input_schema_problem",
+]
+
+TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+MAX_TOOLS_PER_PAGE = 50
+MAX_DESCRIPTION = 500
+MIN_DESCRIPTION_WORDS = 3
+_LISTED = 10  # names quoted in one message at most
+
+DISCOVERY_CHECKS = ("discovery.tools-found", "discovery.tool-count", "discovery.names-unique")
+METADATA_CHECKS = (
+    "metadata.name-valid",
+    "metadata.description-present",
+    "metadata.description-useful",
+    "metadata.description-length",
+    "metadata.schema-valid",
+    "metadata.schema-object",
+    "metadata.params-described",
+    "metadata.required-defined",
+)
+
+
+def frame_of(tool: Tool, page: str) -> str | None:
+    """The frame to name in a finding: the tool's frame URL, or None for the page itself."""
+    if tool.frame_url and tool.frame_url != page:
+        return tool.frame_url
+    return None
+
+
+def _listing(names: Sequence[str]) -> str:
+    shown = ", ".join(excerpt(n, 40) for n in names[:_LISTED])
+    more = len(names) - _LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def check_discovery(
+    tools: Sequence[Tool],
+    *,
+    page: str,
+    out: Collector | None = None,
+    expect_tools: bool = True,
+    max_tools: int = MAX_TOOLS_PER_PAGE,
+) -> list[Finding]:
+    """Page-level checks: tools found, not too many, names unique across frames.
+
+    expect_tools=False (a page reached by crawling, say) makes a page without tools an info.
+    """
+    col = Collector(page)
+    col.ran_all(DISCOVERY_CHECKS)
+    if not tools:
+        col.add(
+            "discovery.tools-found",
+            "No WebMCP tools on this page. Register tools with document.modelContext.registerTool() "
+            "or mark a form with toolname and tooldescription.",
+            severity=None if expect_tools else Severity.INFO,
+        )
+    if len(tools) > max_tools:
+        col.add(
+            "discovery.tool-count",
+            f"{len(tools)} tools on one page (more than {max_tools}). Agents choose worse from long "
+            "lists and may truncate them: register only the tools this page needs.",
+            detail={"count": len(tools)},
+        )
+    frames_by_name: dict[str, list[Tool]] = {}
+    for tool in tools:
+        frames_by_name.setdefault(tool.name, []).append(tool)
+    for name, same in frames_by_name.items():
+        if len(same) < 2:
+            continue
+        frame_ids = [t.frame_id for t in same]
+        where = sorted({t.frame_url or t.frame_id for t in same})
+        if len(set(frame_ids)) < len(frame_ids):
+            col.add(
+                "discovery.names-unique",
+                f"Tool {excerpt(name, 60)} is registered {len(same)} times in the same frame. "
+                "Register each name once (the spec rejects a duplicate name).",
+                tool=name,
+                severity=Severity.ERROR,
+                detail={"frames": where},
+            )
+        else:
+            col.add(
+                "discovery.names-unique",
+                f"Tool {excerpt(name, 60)} is registered in {len(same)} frames "
+                f"({_listing(where)}). An agent sees one name for different tools: give each a "
+                "distinct name.",
+                tool=name,
+                detail={"frames": where},
+            )
+    if out is not None:
+        out.extend(col)
+    return col.findings
+
+
+def check_metadata(
+    tools: Sequence[Tool], *, page: str, out: Collector | None = None
+) -> list[Finding]:
+    """The metadata checks for every tool of a page."""
+    col = Collector(page)
+    for tool in tools:
+        check_tool_metadata(tool, page=page, out=col)
+    if out is not None:
+        out.extend(col)
+    return col.findings
+
+
+def _words(text: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    return [w for w in re.split(r"[\s_.\-:;,/()]+", spaced.lower()) if w]
+
+
+def check_tool_metadata(tool: Tool, *, page: str, out: Collector | None = None) -> list[Finding]:
+    """Name, description and inputSchema checks for one tool."""
+    col = Collector(page)
+    frame = frame_of(tool, page)
+    name = tool.name
+    col.ran_all(METADATA_CHECKS, name, frame)
+
+    def add(check_id: str, message: str, **kw: Any) -> None:
+        col.add(check_id, message, tool=name, frame=frame, **kw)
+
+    if not TOOL_NAME.fullmatch(name):
+        add("metadata.name-valid", _name_problem(name))
+
+    description = tool.description if isinstance(tool.description, str) else ""
+    if not description.strip():
+        add(
+            "metadata.description-present",
+            "The tool has no description. Say what it does, what it returns, and when an agent "
+            "should use it.",
+        )
+    else:
+        words = _words(description)
+        if words == _words(name):
+            add(
+                "metadata.description-useful",
+                f"The description {excerpt(description)} only repeats the tool's name. Say what "
+                "it does, what it returns, and when to use it.",
+            )
+        elif len(words) < MIN_DESCRIPTION_WORDS:
+            add(
+                "metadata.description-useful",
+                f"The description {excerpt(description)} is too short to tell an agent when to "
+                "use the tool. Say what it does, what it returns, and when to use it.",
+            )
+        if len(description) > MAX_DESCRIPTION:
+            add(
+                "metadata.description-length",
+                f"The description is {len(description):,} characters long. Keep it under "
+                f"{MAX_DESCRIPTION} (Chrome's guidance): long descriptions crowd the agent's "
+                "context and are where injected instructions hide.",
+                detail={"length": len(description)},
+            )
+
+    schema = tool.input_schema
+    if schema is None:
+        pass  # a tool that takes no input: nothing to check
+    elif (problem := input_schema_problem(schema)) is not None:
+        add("metadata.schema-valid", problem)
+    if isinstance(schema, dict):
+        _check_schema_shape(schema, add)
+    if out is not None:
+        out.extend(col)
+    return col.findings
+
+
+def _name_problem(name: str) -> str:
+    if not name:
+        return "The tool name is empty. Use 1-128 characters from A-Z, a-z, 0-9, _, - and ."
+    if len(name) > 128:
+        return (
+            f"The tool name is {len(name):,} characters long (at most 128). Use a short name "
+            "from A-Z, a-z, 0-9, _, - and ."
+        )
+    bad = sorted({c for c in name if not TOOL_NAME.fullmatch(c)})
+    shown = " ".join(f"U+{ord(c):04X}" if not c.isprintable() or c.isspace() else c for c in bad)
+    return (
+        f"The tool name {excerpt(name, 60)} has characters the spec does not allow ({shown}). "
+        "Use only A-Z, a-z, 0-9, _, - and . (a polyfill may accept it; Chromium refuses it)."
+    )
+
+
+def input_schema_problem(schema: Any) -> str | None:
+    """Why schema is not a valid JSON Schema (2020-12 meta-schema), or None."""
+    if not isinstance(schema, dict):
+        kind = "an array" if isinstance(schema, list) else type(schema).__name__
+        return f"inputSchema must be a JSON Schema object, not {kind}."
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        error = exc
+        where = "/" + "/".join(str(p) for p in error.absolute_path)
+        return (
+            f"inputSchema is not a valid JSON Schema: {excerpt(error.message, 200)} "
+            f"(at {where}). Fix it so agents and validators can read it."
+        )
+    except (RecursionError, ValueError) as exc:  # pathological nesting, bad regexes
+        return f"inputSchema could not be checked: {excerpt(str(exc), 200)}."
+    return None
+
+
+def _check_schema_shape(schema: dict[str, Any], add: Callable[..., None]) -> None:
+    kind = schema.get("type")
+    if kind != "object":
+        shown = "no type" if kind is None else f'"type": {excerpt(str(kind), 40)}'
+        add(
+            "metadata.schema-object",
+            f'inputSchema has {shown}; a tool\'s input is an object: use "type": "object" '
+            'with "properties".',
+        )
+    properties = schema.get("properties")
+    props: dict[str, Any] = properties if isinstance(properties, dict) else {}
+    undescribed = [
+        key
+        for key, sub in props.items()
+        if isinstance(sub, dict)
+        and not (isinstance(sub.get("description"), str) and sub["description"].strip())
+    ]
+    if undescribed:
+        add(
+            "metadata.params-described",
+            f"{len(undescribed)} parameter(s) without a description: {_listing(undescribed)}. "
+            "Describe each parameter: what it means, its format, an example.",
+            detail={"params": undescribed[:100]},
+        )
+    required = schema.get("required")
+    if isinstance(required, list):
+        missing = [k for k in required if isinstance(k, str) and k not in props]
+        if missing:
+            add(
+                "metadata.required-defined",
+                f"required lists {_listing(missing)}, not defined in properties. Define each "
+                "required parameter (type and description), or drop it from required.",
+                detail={"params": missing[:100]},
+            )

@@ -1,0 +1,215 @@
+"""The demo shop: a small threaded HTTP server for the static site in ``demo_site/``."""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import posixpath
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import Any, ClassVar
+from urllib.parse import unquote, urlsplit
+
+__all__ = ["DemoServer", "demo_site_path", "load_expectations", "serve_demo"]
+
+HOST = "127.0.0.1"
+
+CONTENT_TYPES: dict[str, str] = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".txt": "text/plain; charset=utf-8",
+    ".webmanifest": "application/manifest+json",
+}
+
+
+def demo_site_path() -> Path:
+    """Where the demo site's files are: inside the installed wheel, else the repository's copy."""
+    packaged = Path(__file__).parent / "_demo_site"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "demo_site"
+
+
+def load_expectations() -> dict[str, Any]:
+    """The demo's scenarios (``expectations.json``): what each tool call on the shop should give."""
+    data: dict[str, Any] = json.loads(
+        (demo_site_path() / "expectations.json").read_text(encoding="utf-8")
+    )
+    return data
+
+
+def content_type(path: Path) -> str:
+    """The Content-Type header for a file of the site."""
+    known = CONTENT_TYPES.get(path.suffix.lower())
+    if known:
+        return known
+    guessed, _ = mimetypes.guess_type(path.name)
+    return guessed or "application/octet-stream"
+
+
+def resolve_site_path(root: Path, url_path: str) -> Path | None:
+    """The file that a request path names under ``root``, or None.
+
+    ``/`` is the catalog (``index.html``), ``/checkout`` is ``checkout.html``; files are also served
+    by their own names (``/assets/style.css``). Nothing outside ``root`` is ever returned: ``..``
+    segments, encoded or not, backslashes, NUL bytes, hidden files and symlinks that leave the
+    site all give None.
+    """
+    path = unquote(url_path)
+    if "\x00" in path or "\\" in path:
+        return None
+    parts = [p for p in path.split("/") if p]
+    if any(p.startswith(".") for p in parts):
+        return None
+    normal = posixpath.normpath("/" + "/".join(parts))
+    if normal == "/":
+        candidates = ["index.html"]
+    else:
+        rel = normal.lstrip("/")
+        candidates = [rel] if posixpath.splitext(rel)[1] else [rel + ".html", rel]
+    base = root.resolve()
+    for rel in candidates:
+        target = (base / rel).resolve()
+        if target.is_relative_to(base) and target.is_file():
+            return target
+    return None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Serves the site's files; quiet, GET and HEAD only."""
+
+    server_version = "TidewaterDemo/1.0"
+    root: ClassVar[Path]
+
+    def do_GET(self) -> None:
+        self._serve(body=True)
+
+    def do_HEAD(self) -> None:
+        self._serve(body=False)
+
+    def _serve(self, *, body: bool) -> None:
+        path = urlsplit(self.path).path
+        target = resolve_site_path(self.root, path)
+        if target is None or target.name == "404.html":
+            self._not_found(body=body)
+            return
+        self._send(HTTPStatus.OK, target.read_bytes(), content_type(target), body=body)
+
+    def _not_found(self, *, body: bool) -> None:
+        page = self.root / "404.html"
+        data = (
+            page.read_bytes()
+            if page.is_file()
+            else b"<!doctype html><title>Not found</title><h1>Not found</h1>"
+        )
+        self._send(HTTPStatus.NOT_FOUND, data, CONTENT_TYPES[".html"], body=body)
+
+    def _send(self, status: HTTPStatus, data: bytes, ctype: str, *, body: bool) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.end_headers()
+        if body:
+            self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base's name)
+        """Quiet: no line per request."""
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class DemoServer:
+    """The demo shop served on ``http://127.0.0.1:PORT`` from a background thread.
+
+    Use it as a context manager, or call ``start()`` and ``stop()``. ``port=0`` picks a free port.
+    """
+
+    def __init__(self, port: int = 0, *, host: str = HOST, root: Path | None = None) -> None:
+        self.host = host
+        self.root = Path(root) if root is not None else demo_site_path()
+        self._requested_port = port
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        """The port served on (the requested one until started)."""
+        if self._httpd is not None:
+            return int(self._httpd.server_address[1])
+        return self._requested_port
+
+    @property
+    def url(self) -> str:
+        """The shop's base URL, like ``http://127.0.0.1:8765`` (no trailing slash)."""
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        """Whether the server is serving."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> DemoServer:
+        """Bind and serve in a daemon thread; returns self. Raises OSError if the port is taken."""
+        if self._httpd is not None:
+            return self
+        if not (self.root / "index.html").is_file():
+            raise FileNotFoundError(f"demo site not found at {self.root}")
+        handler = type("DemoHandler", (_Handler,), {"root": self.root.resolve()})
+        self._httpd = _Server((self.host, self._requested_port), handler)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.2},
+            name=f"webmcp-demo-{self.port}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and free the port. Safe to call twice."""
+        httpd, thread = self._httpd, self._thread
+        self._httpd, self._thread = None, None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        if thread is not None:
+            thread.join(timeout=5)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the server stops (for a command that serves until interrupted)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
+    def __enter__(self) -> DemoServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else "stopped"
+        return f"<DemoServer {self.url} {state}>"
+
+
+def serve_demo(port: int = 0) -> DemoServer:
+    """Start the demo shop on 127.0.0.1 (``port=0``: a free port) and return the running server."""
+    return DemoServer(port).start()

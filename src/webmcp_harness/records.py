@@ -1,0 +1,133 @@
+"""What the harness knows about a tool, and what every call leaves behind."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .results import ToolResult
+
+__all__ = ["BrowserReport", "CallRecord", "Tool", "ToolEvent"]
+
+BackendName = Literal["cdp", "inpage"]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool a page exposes, as the browser (or polyfill) reports it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any] | None
+    annotations: dict[str, Any]
+    frame_id: str
+    frame_url: str = ""
+    declarative: bool = False
+    backend: BackendName = "cdp"
+    backend_node_id: int | None = None
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the page marked the tool read-only."""
+        return bool(self.annotations.get("readOnlyHint") or self.annotations.get("readOnly"))
+
+    @property
+    def autosubmit(self) -> bool:
+        """Whether a declarative form submits itself (imperative tools always run)."""
+        return not self.declarative or bool(self.annotations.get("autosubmit"))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The tool as JSON-ready data (camelCase, as on the wire)."""
+        data: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "annotations": dict(self.annotations),
+            "frameId": self.frame_id,
+            "frameUrl": self.frame_url,
+            "declarative": self.declarative,
+            "backend": self.backend,
+        }
+        return data
+
+
+@dataclass
+class ToolEvent:
+    """Something seen during a call: a navigation, tools added or removed, a crash."""
+
+    type: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    at_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "atMs": round(self.at_ms, 3), **self.detail}
+
+
+@dataclass
+class BrowserReport:
+    """What the browser (or polyfill) said about a call, kept verbatim."""
+
+    status: str | None = None  # Completed | Canceled | Error | None (no answer)
+    output: Any = None
+    error_text: str | None = None
+    exception: dict[str, Any] | None = None
+    invocation_id: str | None = None
+    protocol_error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "output": self.output,
+            "errorText": self.error_text,
+            "exception": self.exception,
+            "invocationId": self.invocation_id,
+            "protocolError": self.protocol_error,
+        }
+
+
+@dataclass
+class CallRecord:
+    """One call: input, what the browser reported, the coded result, timings and events."""
+
+    id: int
+    tool: str
+    input: Any
+    frame_id: str | None = None
+    frame_url: str | None = None
+    backend: str | None = None
+    declarative: bool = False
+    started_at: float = field(default_factory=time.time)
+    browser: BrowserReport = field(default_factory=BrowserReport)
+    result: ToolResult | None = None
+    code: str | None = None
+    events: list[ToolEvent] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    pending: bool = False
+    note: str | None = None
+    late_answer: ToolResult | None = None
+
+    def event(self, type_: str, **detail: Any) -> None:
+        """Add an event, stamped with the time since the call began."""
+        self.events.append(ToolEvent(type_, detail, (time.time() - self.started_at) * 1000))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data."""
+        return {
+            "id": self.id,
+            "tool": self.tool,
+            "input": self.input,
+            "frameId": self.frame_id,
+            "frameUrl": self.frame_url,
+            "backend": self.backend,
+            "declarative": self.declarative,
+            "startedAt": self.started_at,
+            "browser": self.browser.to_dict(),
+            "result": self.result,
+            "code": self.code,
+            "events": [e.to_dict() for e in self.events],
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
+            "pending": self.pending,
+            "note": self.note,
+            "lateAnswer": self.late_answer,
+        }

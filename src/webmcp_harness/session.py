@@ -1,0 +1,504 @@
+"""WebMCPSession: one Playwright page, its tools, and calls that always end in a coded result."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import time
+import weakref
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from ._backends.base import Backend, BackendError, Invocation
+from ._backends.cdp import CdpBackend
+from ._pw import as_async
+from .coding import code_report
+from .errors import SessionClosedError, UsageError, WebMCPUnavailableError
+from .records import CallRecord, Tool
+from .results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
+from .schema import validate_args
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+    from playwright.sync_api import Page as SyncPage
+
+__all__ = ["DEFAULT_TIMEOUT", "WebMCPSession", "live_sessions"]
+
+DEFAULT_TIMEOUT = 30.0
+BackendChoice = Literal["auto", "cdp", "inpage"]
+_REMOVAL_GRACE = 0.5  # after a tool is removed mid-call, how long to wait for its last answer
+_CANCEL_WAIT = 2.0  # how long cancelling in the page may take after a timeout
+_QUOTE = 300
+
+
+_LIVE: weakref.WeakSet[WebMCPSession] = weakref.WeakSet()
+
+
+def live_sessions() -> list[WebMCPSession]:
+    """Sessions not yet garbage-collected (assertions look up a result's record there)."""
+    return list(_LIVE)
+
+
+class _Watch:
+    """What one running call is watching for."""
+
+    def __init__(self, record: CallRecord, tool: Tool) -> None:
+        self.record = record
+        self.tool = tool
+        self.interrupted: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.removed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.form_navigated = False  # a form that submits and navigates takes its tool with it
+
+    def interrupt(self, why: str) -> None:
+        if not self.interrupted.done():
+            self.interrupted.set_result(why)
+
+
+class WebMCPSession:
+    """Lists and calls a page's WebMCP tools; every call is coded and recorded.
+
+    Create one with `await WebMCPSession.attach(page)`.
+    """
+
+    def __init__(self, page: Page, backend: Backend, *, timeout: float, confirm: bool) -> None:
+        self.page = page
+        self.backend = backend
+        self.timeout = timeout
+        self.confirm = confirm
+        self.records: list[CallRecord] = []
+        self._ids = itertools.count(1)
+        self._watches: set[_Watch] = set()
+        self._tool_waiters: list[tuple[str, asyncio.Future[Tool]]] = []
+        self._closed = False
+        self._gone: str | None = None
+        self._open_calls: dict[int, Invocation] = {}
+        _LIVE.add(self)
+
+    # -- lifecycle -------------------------------------------------------------------------
+    @classmethod
+    async def attach(
+        cls,
+        page: Page | SyncPage,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        backend: BackendChoice = "auto",
+        confirm: bool = False,
+    ) -> WebMCPSession:
+        """Watch page's tools. Attach before navigating to see every tool from the start."""
+        _check_timeout(timeout)
+        async_page = cast("Page", as_async(page))
+        if backend not in ("auto", "cdp", "inpage"):
+            raise UsageError(f"backend must be 'auto', 'cdp' or 'inpage', not {backend!r}")
+        chosen: Backend
+        chosen = _inpage(async_page) if backend == "inpage" else _cdp(async_page)
+        session = cls(async_page, chosen, timeout=timeout, confirm=confirm)
+        try:
+            await asyncio.wait_for(chosen.open(session._tools_changed, session._interrupt), timeout)
+        except WebMCPUnavailableError:
+            if backend != "auto":
+                raise
+            await chosen.close()
+            chosen = _inpage(async_page)
+            session.backend = chosen
+            await asyncio.wait_for(chosen.open(session._tools_changed, session._interrupt), timeout)
+        return session
+
+    async def close(self) -> None:
+        """Stop watching the page. Pending calls end as interrupted."""
+        if self._closed:
+            return
+        self._closed = True
+        for watch in list(self._watches):
+            watch.interrupt("the session was closed")
+        await self.backend.close()
+
+    async def __aenter__(self) -> WebMCPSession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- tools -----------------------------------------------------------------------------
+    async def tools(self) -> list[Tool]:
+        """Every tool in the page and its frames, as of now."""
+        self._check_open()
+        await self._sync()
+        return await self.backend.list_tools()
+
+    async def wait_for_tool(self, name: str, *, timeout: float | None = None) -> Tool | None:
+        """The tool called name once it is registered; None if it is not there in time."""
+        self._check_open()
+        limit = self._timeout(timeout)
+        found = self._find(await self.tools(), name, None)
+        if found is not None:
+            return found
+        waiter: asyncio.Future[Tool] = asyncio.get_running_loop().create_future()
+        entry = (name, waiter)
+        self._tool_waiters.append(entry)
+        try:
+            return await asyncio.wait_for(waiter, limit)
+        except asyncio.TimeoutError:
+            return None
+        finally:
+            with contextlib.suppress(ValueError):
+                self._tool_waiters.remove(entry)
+
+    def _tools_changed(self, added: list[Tool], removed: list[Tool]) -> None:
+        for watch in list(self._watches):
+            key = (watch.tool.frame_id, watch.tool.name)
+            if any((t.frame_id, t.name) == key for t in removed) and not watch.form_navigated:
+                watch.record.event("toolRemoved", name=watch.tool.name, frameId=watch.tool.frame_id)
+                if not watch.removed.done():
+                    watch.removed.set_result(None)
+            if added:
+                watch.record.event("toolsAdded", names=[t.name for t in added])
+        for tool in added:
+            for name, waiter in self._tool_waiters:
+                if name == tool.name and not waiter.done():
+                    waiter.set_result(tool)
+
+    def _interrupt(self, kind: str, frame_id: str, detail: dict[str, Any]) -> None:
+        if kind in ("closed", "crashed", "disconnected"):
+            self._gone = kind
+        for watch in list(self._watches):
+            if kind == "navigated" and not self._frame_or_ancestor(frame_id, watch.tool.frame_id):
+                continue
+            if kind == "detached" and frame_id != watch.tool.frame_id:
+                continue
+            watch.record.event(kind, frameId=frame_id, **detail)
+            if kind == "navigated" and watch.tool.declarative:
+                watch.form_navigated = True
+                continue  # a form answers by submitting and navigating: not an interruption
+            watch.interrupt(_INTERRUPTIONS.get(kind, kind))
+
+    def _frame_or_ancestor(self, frame_id: str, of: str) -> bool:
+        parents = getattr(self.backend, "_parents", {})
+        current: str | None = of
+        seen = 0
+        while current is not None and seen < 64:
+            if current == frame_id:
+                return True
+            current = parents.get(current)
+            seen += 1
+        return False
+
+    # -- calls -----------------------------------------------------------------------------
+    async def call(
+        self,
+        name: str,
+        args: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        frame: str | None = None,
+        confirm: bool | None = None,
+        validate: bool = True,
+    ) -> ToolResult:
+        """Call a tool and return its coded MCP result. Never raises for what the page did."""
+        self._check_open()
+        if not isinstance(name, str):
+            raise UsageError(f"tool name must be a string, not {type(name).__name__}")
+        limit = self._timeout(timeout)
+        record = CallRecord(id=next(self._ids), tool=name, input=args if args is not None else {})
+        self.records.append(record)
+        started = time.perf_counter()
+        try:
+            result = await self._call(record, name, record.input, limit, frame, confirm, validate)
+        except asyncio.CancelledError:
+            record.note = "cancelled by the caller"
+            record.result = tool_error(ToolErrorCode.CANCELLED, "The caller cancelled the call.")
+            record.code = ToolErrorCode.CANCELLED.value
+            record.timings["totalMs"] = (time.perf_counter() - started) * 1000
+            raise
+        record.result = result
+        record.code = _code_of(result)
+        record.timings["totalMs"] = (time.perf_counter() - started) * 1000
+        return result
+
+    async def _call(
+        self,
+        record: CallRecord,
+        name: str,
+        args: Any,
+        limit: float,
+        frame: str | None,
+        confirm: bool | None,
+        validate: bool,
+    ) -> ToolResult:
+        deadline = time.monotonic() + limit
+        if self._gone:
+            return tool_error(ToolErrorCode.INTERRUPTED, f"The page is {self._gone}.")
+        tools = await self.backend.list_tools()
+        tool = self._find(tools, name, frame)
+        if tool is None:
+            await self._sync()
+            tools = await self.backend.list_tools()
+            tool = self._find(tools, name, frame)
+        if tool is None:
+            return self._unavailable(name, frame, tools)
+        record.frame_id, record.frame_url = tool.frame_id, tool.frame_url
+        record.backend, record.declarative = tool.backend, tool.declarative
+        if not isinstance(args, dict):
+            return tool_error(ToolErrorCode.INVALID_INPUT, validate_args(None, args) or "bad input")
+        if validate:
+            problem = validate_args(tool.input_schema, args)
+            if problem:
+                return tool_error(ToolErrorCode.INVALID_INPUT, f"{name}: {problem}")
+        watch = _Watch(record, tool)
+        self._watches.add(watch)
+        inv: Invocation | None = None
+        try:
+            t0 = time.perf_counter()
+            try:
+                inv = await asyncio.wait_for(self.backend.invoke(tool, args), _left(deadline))
+            except BackendError as exc:
+                record.browser = exc.report
+                if "not found" in str(exc).lower():
+                    return self._unavailable(name, frame, await self.backend.list_tools())
+                return tool_error(ToolErrorCode.FAILED, f"The browser refused the call: {exc}")
+            except asyncio.TimeoutError:
+                return self._timed_out(limit)
+            record.browser.invocation_id = inv.id
+            record.timings["invokeMs"] = (time.perf_counter() - t0) * 1000
+            return await self._await_answer(record, watch, inv, deadline, limit, confirm)
+        except asyncio.CancelledError:
+            if inv is not None:
+                await _bounded(inv.cancel(), _CANCEL_WAIT)
+                record.event("cancelledInPage")
+            raise
+        finally:
+            self._watches.discard(watch)
+
+    async def _await_answer(
+        self,
+        record: CallRecord,
+        watch: _Watch,
+        inv: Invocation,
+        deadline: float,
+        limit: float,
+        confirm: bool | None,
+    ) -> ToolResult:
+        act_as_person = self.confirm if confirm is None else confirm
+        waiting = inv.waiting
+        while True:
+            watched: set[asyncio.Future[Any]] = {inv.answered, watch.interrupted, watch.removed}
+            if waiting is not None and not waiting.done():
+                watched.add(waiting)
+            done, _ = await asyncio.wait(
+                watched, timeout=_left(deadline), return_when=asyncio.FIRST_COMPLETED
+            )
+            if inv.answered in done:
+                report = inv.answered.result()
+                record.browser = report
+                if watch.removed.done():
+                    return self._changed(record, watch.tool.name, report_result=code_report(report))
+                if watch.interrupted.done():
+                    return self._interrupted(record, inv, watch.interrupted.result())
+                return code_report(report)
+            if watch.interrupted in done:
+                return self._interrupted(record, inv, watch.interrupted.result())
+            if watch.removed in done:
+                watched = {inv.answered, watch.interrupted}
+                await asyncio.wait(
+                    watched,
+                    timeout=min(_REMOVAL_GRACE, _left(deadline)),
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                answer = None
+                if inv.answered.done():
+                    record.browser = inv.answered.result()
+                    answer = code_report(record.browser)
+                else:
+                    self._keep_late_answer(record, inv)
+                return self._changed(record, watch.tool.name, report_result=answer)
+            if waiting is not None and waiting in done:
+                record.event("waitingForPerson")
+                if act_as_person:
+                    record.event("confirmedAsPerson")
+                    if not await _bounded(inv.confirm(), _left(deadline)):
+                        return tool_error(
+                            ToolErrorCode.UNAVAILABLE,
+                            f"{watch.tool.name} waits for a person, but has no submit button.",
+                        )
+                    waiting = None
+                    continue
+                record.pending = True
+                self._keep_late_answer(record, inv)
+                return tool_error(
+                    ToolErrorCode.NEEDS_USER,
+                    f"{watch.tool.name} is filled in and waits for the person to submit it.",
+                )
+            # timed out
+            record.event("timeout", afterS=limit)
+            await _bounded(inv.cancel(), _CANCEL_WAIT)
+            record.event("cancelledInPage")
+            if inv.answered.done():
+                record.browser = inv.answered.result()
+            else:
+                self._keep_late_answer(record, inv)
+            return self._timed_out(limit)
+
+    def _keep_late_answer(self, record: CallRecord, inv: Invocation) -> None:
+        """An answer that comes after the call returned still lands in the record."""
+        self._open_calls[record.id] = inv
+
+        def landed(future: asyncio.Future[Any]) -> None:
+            self._open_calls.pop(record.id, None)
+            if future.cancelled():
+                return
+            report = future.result()
+            record.browser = report
+            record.late_answer = code_report(report)
+            record.pending = False
+            record.event("lateAnswer", status=report.status)
+
+        inv.answered.add_done_callback(landed)
+
+    async def settle(
+        self, record: CallRecord, *, timeout: float | None = None
+    ) -> ToolResult | None:
+        """Wait for the page's late answer to a call that already returned; None if none came."""
+        self._check_open()
+        inv = self._open_calls.get(record.id)
+        if inv is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(inv.answered), self._timeout(timeout))
+            await asyncio.sleep(0)  # let the record take the answer
+        return record.late_answer
+
+    async def confirm_pending(
+        self, record: CallRecord, *, timeout: float | None = None
+    ) -> ToolResult:
+        """Submit a form that waits for the person (a needs_user call), and return its answer."""
+        self._check_open()
+        inv = self._open_calls.get(record.id)
+        if inv is None or not record.pending:
+            raise UsageError(f"call #{record.id} ({record.tool}) is not waiting for a person")
+        record.event("confirmedAsPerson")
+        if not await _bounded(inv.confirm(), self._timeout(timeout)):
+            return tool_error(ToolErrorCode.UNAVAILABLE, f"{record.tool} has no submit button.")
+        answer = await self.settle(record, timeout=timeout)
+        if answer is None:
+            return self._timed_out(self._timeout(timeout))
+        return answer
+
+    # -- coded outcomes the harness decides ------------------------------------------------
+    def _unavailable(self, name: str, frame: str | None, tools: list[Tool]) -> ToolResult:
+        names = sorted({t.name for t in tools})
+        where = f" in frame {frame!r}" if frame else " on this page"
+        there = ", ".join(names) if names else "none"
+        if not names and self._gone:
+            return tool_error(ToolErrorCode.INTERRUPTED, f"The page is {self._gone}.")
+        return tool_error(
+            ToolErrorCode.UNAVAILABLE,
+            f'No tool "{name}"{where} right now ({self._url()}). Tools here: {there}.',
+        )
+
+    def _timed_out(self, limit: float) -> ToolResult:
+        return tool_error(
+            ToolErrorCode.TIMEOUT,
+            f"no answer in {_seconds(limit)} s; it may or may not have worked. "
+            "The call was cancelled in the page.",
+        )
+
+    def _interrupted(self, record: CallRecord, inv: Invocation, why: str) -> ToolResult:
+        if inv.answered.done():
+            record.browser = inv.answered.result()
+        else:
+            self._keep_late_answer(record, inv)
+        return tool_error(ToolErrorCode.INTERRUPTED, f"{why} during the call; check the page.")
+
+    def _changed(
+        self, record: CallRecord, name: str, *, report_result: ToolResult | None
+    ) -> ToolResult:
+        message = f"{name} was removed or replaced during the call"
+        if report_result is not None:
+            text = _first_text(report_result)
+            message += f"; the page answered: {text[:_QUOTE]}"
+        return tool_error(ToolErrorCode.INTERRUPTED, message + ". Check the page, then retry.")
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _find(self, tools: list[Tool], name: str, frame: str | None) -> Tool | None:
+        matches = [t for t in tools if t.name == name]
+        if frame is not None:
+            matches = [t for t in matches if t.frame_id == frame or frame in t.frame_url]
+        if not matches:
+            return None
+        main = getattr(self.backend, "main_frame_id", None)
+        matches.sort(key=lambda t: t.frame_id != main)
+        return matches[0]
+
+    async def _sync(self) -> None:
+        sync = getattr(self.backend, "sync", None)
+        if sync is not None:
+            await sync()
+
+    def _url(self) -> str:
+        try:
+            return self.page.url
+        except Exception:
+            return "page closed"
+
+    def _timeout(self, timeout: float | None) -> float:
+        if timeout is None:
+            return self.timeout
+        _check_timeout(timeout)
+        return float(timeout)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SessionClosedError("This WebMCPSession is closed; attach a new one.")
+
+
+_INTERRUPTIONS = {
+    "navigated": "The page navigated",
+    "detached": "The tool's frame went away",
+    "closed": "The page was closed",
+    "crashed": "The page crashed",
+    "disconnected": "The browser went away",
+}
+
+
+def _cdp(page: Page) -> Backend:
+    backend: Backend = CdpBackend(page)
+    return backend
+
+
+def _inpage(page: Page) -> Backend:
+    from ._backends.inpage import InPageBackend
+
+    backend: Backend = InPageBackend(page)
+    return backend
+
+
+def _check_timeout(timeout: Any) -> None:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
+
+
+def _left(deadline: float) -> float:
+    return max(0.0, deadline - time.monotonic())
+
+
+def _seconds(limit: float) -> str:
+    return f"{limit:g}"
+
+
+async def _bounded(coro: Any, limit: float) -> Any:
+    try:
+        return await asyncio.wait_for(coro, max(limit, 0.05))
+    except (asyncio.TimeoutError, Exception):
+        return None
+
+
+def _first_text(result: ToolResult) -> str:
+    for item in result.get("content", []):
+        if isinstance(item, dict) and item.get("type") == "text":
+            return str(item.get("text", ""))
+    return ""
+
+
+def _code_of(result: ToolResult) -> str | None:
+    code = tool_error_code(result)
+    if code is not None:
+        return code.value
+    return "failed" if result.get("isError") or is_error_text(_first_text(result)) else None

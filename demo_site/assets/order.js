@@ -24,7 +24,7 @@
   for (var i = 0; i < steps.length; i++) steps[i].classList.toggle("done", i < reached);
   document.getElementById("order-lines").innerHTML = s.items
     .map(function (it) {
-      return '<div class="line summary"><span>' + it.quantity + " &times; " + S.esc(it.name) + (it.size ? " (" + it.size + ")" : "") +
+      return '<div class="line"><span>' + it.quantity + " &times; " + S.esc(it.name) + (it.size ? " (" + it.size + ")" : "") +
         "</span><span>" + S.money(it.line_total * 100) + "</span></div>";
     })
     .join("");

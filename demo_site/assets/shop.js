@@ -440,6 +440,42 @@
     return new DOMException(message, "AbortError");
   }
 
+  // The browser does not check an imperative tool's input against its schema, so the shop does
+  // (the subset of JSON Schema its tools use). Returns what is wrong, or null.
+  function checkValue(schema, value, where) {
+    var t = schema.type;
+    if (t === "string" && typeof value !== "string") return where + " must be a string";
+    if (t === "integer" && !Number.isInteger(value)) return where + " must be an integer";
+    if (t === "number" && !(typeof value === "number" && isFinite(value))) return where + " must be a number";
+    if (t === "boolean" && typeof value !== "boolean") return where + " must be true or false";
+    if (schema.enum && schema.enum.indexOf(value) < 0) return where + " must be one of " + schema.enum.join(", ");
+    if (schema.minimum != null && value < schema.minimum) return where + " must be at least " + schema.minimum;
+    if (schema.maximum != null && value > schema.maximum) return where + " must be at most " + schema.maximum;
+    if (schema.minLength != null && value.length < schema.minLength) return where + " is shorter than " + schema.minLength + " characters";
+    if (schema.maxLength != null && value.length > schema.maxLength) return where + " is longer than " + schema.maxLength + " characters";
+    if (schema.pattern && !new RegExp(schema.pattern, "u").test(value)) return where + " does not match " + schema.pattern;
+    return null;
+  }
+  function checkInput(schema, input) {
+    if (!schema) return null;
+    if (input === null || typeof input !== "object" || Array.isArray(input)) return "the input must be a JSON object";
+    var props = schema.properties || {};
+    var required = schema.required || [];
+    for (var i = 0; i < required.length; i++) {
+      if (!(required[i] in input)) return "/" + required[i] + " is required";
+    }
+    for (var key in input) {
+      if (!Object.prototype.hasOwnProperty.call(input, key)) continue;
+      if (!props[key]) {
+        if (schema.additionalProperties === false) return "/" + key + " is not a known argument";
+        continue;
+      }
+      var problem = checkValue(props[key], input[key], "/" + key);
+      if (problem) return problem;
+    }
+    return null;
+  }
+
   // Register tools; resolves once they are all registered (or refused). Never rejects.
   function registerTools(defs, signal) {
     if (!mc) return Promise.resolve([]);
@@ -454,6 +490,8 @@
           annotations: def.annotations || {},
           execute: function (input, client) {
             demo.calls.push({ tool: def.name, input: input, at: Date.now() });
+            var problem = checkInput(def.inputSchema, input == null ? {} : input);
+            if (problem) throw WebToolError("invalid_input", problem + ".");
             return run.call(this, input || {}, client || {});
           },
         };
@@ -621,6 +659,7 @@
     setJsonLd: setJsonLd,
     mc: mc,
     WebToolError: WebToolError,
+    checkInput: checkInput,
     abortError: abortError,
     registerTools: registerTools,
     markReady: markReady,

@@ -1,137 +1,206 @@
-"""Assertions in Playwright's `expect` style, for coded results and sessions."""
+"""Assertions in Playwright's `expect` style, for coded results and sessions.
+
+    expect(result).to_have_code("timeout")
+    expect(result).to_succeed()
+    expect(webmcp).to_have_tool("place_order")          # waits, up to timeout seconds
+    await expect(async_session).to_have_tool("place_order")
+
+Each has a `not_to_...` form. A failed result assertion shows the call's record: its input, what
+the browser reported and the coded result.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
+from collections.abc import Mapping
 from typing import Any, overload
 
 from .records import CallRecord
-from .results import ToolErrorCode, ToolResult, tool_error_code
+from .results import ToolErrorCode, ToolResult, is_error_text, tool_error_code
 from .session import WebMCPSession as AsyncSession
 from .session import live_sessions
 from .sync_api import WebMCPSession as SyncSession
+from .sync_api import _run
 
-__all__ = ["ResultAssertions", "SessionAssertions", "expect"]
+__all__ = ["AsyncSessionAssertions", "ResultAssertions", "SessionAssertions", "expect"]
+
+DEFAULT_TIMEOUT = 5.0
+"""How long `to_have_tool` and `not_to_have_tool` wait by default, in seconds (as Playwright's)."""
+_POLL = 0.05
+_QUOTE = 800
 
 
-def _record_of(result: Any) -> CallRecord | None:
-    for session in list(live_sessions()):
+# -- results -------------------------------------------------------------------------------
+def _record_of(result: object) -> CallRecord | None:
+    for session in live_sessions():
         for record in reversed(session.records):
             if record.result is result:
                 return record
     return None
 
 
-def _describe(result: Any) -> str:
-    record = _record_of(result)
-    if record is None:
-        return "result: " + json.dumps(result, ensure_ascii=False, default=str)[:2000]
-    data = record.to_dict()
-    lines = [
-        f"call #{data['id']}: {data['tool']}",
-        f"  input:   {json.dumps(data['input'], ensure_ascii=False, default=str)[:500]}",
-        f"  browser: {json.dumps(data['browser'], ensure_ascii=False, default=str)[:800]}",
-        f"  result:  {json.dumps(data['result'], ensure_ascii=False, default=str)[:800]}",
-    ]
-    if data["events"]:
-        lines.append(f"  events:  {json.dumps(data['events'], default=str)[:500]}")
-    return "\n".join(lines)
-
-
-def _code(result: Any) -> str | None:
+def _code(result: Mapping[str, Any], record: CallRecord | None) -> str | None:
+    """The result's code; None for success."""
+    if record is not None:
+        return record.code
     code = tool_error_code(result)
     if code is not None:
         return code.value
-    record = _record_of(result)
-    if record is not None:
-        return record.code
-    return "failed" if isinstance(result, dict) and result.get("isError") else None
+    content = result.get("content")
+    first = next(
+        (c.get("text") for c in content or [] if isinstance(c, dict) and c.get("type") == "text"),
+        None,
+    )
+    return "failed" if result.get("isError") or is_error_text(first) else None
+
+
+def _dump(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= _QUOTE else text[: _QUOTE - 1] + "…"
+
+
+def _describe(result: Mapping[str, Any], record: CallRecord | None) -> str:
+    if record is None:
+        return f"result:  {_dump(result)}\n(not a call of a live session: no record to show)"
+    lines = [
+        f"call #{record.id}: {record.tool}"
+        + (f" in frame {record.frame_url}" if record.frame_url else ""),
+        f"  input:   {_dump(record.input)}",
+        f"  browser: {_dump(record.browser.to_dict())}",
+        f"  result:  {_dump(record.result)}",
+    ]
+    if record.events:
+        lines.append(f"  events:  {_dump([e.to_dict() for e in record.events])}")
+    if record.note:
+        lines.append(f"  note:    {record.note}")
+    return "\n".join(lines)
 
 
 class ResultAssertions:
-    """Assertions about one coded result."""
+    """Assertions about one coded result (a call's return value)."""
 
-    def __init__(self, result: ToolResult, *, negate: bool = False) -> None:
+    def __init__(self, result: Mapping[str, Any], *, negate: bool = False) -> None:
         self._result = result
         self._negate = negate
 
-    @property
-    def not_(self) -> ResultAssertions:
-        return ResultAssertions(self._result, negate=not self._negate)
-
-    def _check(self, ok: bool, message: str) -> None:
+    def _check(self, passed: bool, wanted: str, record: CallRecord | None) -> None:
         __tracebackhide__ = True
-        if ok == self._negate:
-            raise AssertionError(f"{message}\n{_describe(self._result)}")
+        if passed == self._negate:
+            got = _code(self._result, record) or "success"
+            raise AssertionError(
+                f"expected the result {'not ' if self._negate else ''}{wanted}, got {got!r}\n"
+                + _describe(self._result, record)
+            )
 
     def to_have_code(self, code: ToolErrorCode | str) -> None:
-        """The result is coded with code."""
+        """The result is coded `code` (one of the seven `ToolErrorCode`s)."""
         __tracebackhide__ = True
         want = ToolErrorCode.parse(code).value
-        got = _code(self._result)
-        verb = "not to have" if self._negate else "to have"
-        self._check(
-            got == want, f"expected the result {verb} code {want!r}, got {got or 'success'!r}"
-        )
+        record = _record_of(self._result)
+        self._check(_code(self._result, record) == want, f"to have code {want!r}", record)
 
     def not_to_have_code(self, code: ToolErrorCode | str) -> None:
+        """The result is not coded `code` (a success passes)."""
         __tracebackhide__ = True
-        self.not_.to_have_code(code)
+        ResultAssertions(self._result, negate=not self._negate).to_have_code(code)
 
     def to_succeed(self) -> None:
         """The tool ran and answered without an error."""
         __tracebackhide__ = True
-        got = _code(self._result)
-        verb = "not to succeed" if self._negate else "to succeed"
-        self._check(got is None, f"expected the call {verb}, got code {got or 'success'!r}")
+        record = _record_of(self._result)
+        self._check(_code(self._result, record) is None, "to succeed", record)
 
     def not_to_succeed(self) -> None:
+        """The result is an error, whatever its code."""
         __tracebackhide__ = True
-        self.not_.to_succeed()
+        ResultAssertions(self._result, negate=not self._negate).to_succeed()
+
+
+# -- tools ---------------------------------------------------------------------------------
+async def _settle(session: AsyncSession, name: str, present: bool, timeout: float) -> str | None:
+    """Wait until the page has (or lacks) tool `name`; None when it did, else what went wrong."""
+    if present and await session.wait_for_tool(name, timeout=timeout) is not None:
+        return None
+    deadline = time.monotonic() + (0 if present else timeout)
+    while True:
+        names = sorted({t.name for t in await session.tools()})
+        if (name in names) == present:
+            return None
+        if time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(_POLL)  # a removal has no event to wait on: poll, as Playwright does
+    try:
+        url = session.page.url
+    except Exception:
+        url = "a closed page"
+    return (
+        f"expected {'a' if present else 'no'} tool {name!r} within {timeout:g} s; "
+        f"the page has: {', '.join(names) or 'no tools'} ({url})"
+    )
 
 
 class SessionAssertions:
-    """Assertions about a page's tools."""
+    """Assertions about the tools of a sync session's page."""
 
-    def __init__(self, session: SyncSession | AsyncSession, *, negate: bool = False) -> None:
+    def __init__(self, session: SyncSession) -> None:
         self._session = session
-        self._negate = negate
 
-    def to_have_tool(self, name: str, *, timeout: float = 5.0) -> None:
-        """The tool is registered now, or within timeout seconds (sync sessions)."""
+    def _expect(self, name: str, present: bool, timeout: float) -> None:
         __tracebackhide__ = True
-        session = self._session
-        if not isinstance(session, SyncSession):
-            raise TypeError(
-                "expect(session).to_have_tool needs the sync session; await wait_for_tool"
-            )
-        if self._negate:
-            names = [t.name for t in session.tools()]
-            if name in names:
-                raise AssertionError(f"expected no tool {name!r}; the page has: {', '.join(names)}")
-            return
-        if session.wait_for_tool(name, timeout=timeout) is None:
-            names = sorted({t.name for t in session.tools()})
-            raise AssertionError(
-                f"expected a tool {name!r} within {timeout:g} s; the page has: "
-                f"{', '.join(names) or 'none'} ({session.page.url})"
-            )
+        problem = _run(self._session.page, _settle(self._session.core, name, present, timeout))
+        if problem:
+            raise AssertionError(problem)
 
-    def not_to_have_tool(self, name: str) -> None:
+    def to_have_tool(self, name: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """The page has tool `name` now or within `timeout` seconds."""
         __tracebackhide__ = True
-        SessionAssertions(self._session, negate=not self._negate).to_have_tool(name)
+        self._expect(name, True, timeout)
+
+    def not_to_have_tool(self, name: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """The page has no tool `name` now or within `timeout` seconds."""
+        __tracebackhide__ = True
+        self._expect(name, False, timeout)
+
+
+class AsyncSessionAssertions:
+    """Awaitable assertions about the tools of an async session's page."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self._session = session
+
+    async def _expect(self, name: str, present: bool, timeout: float) -> None:
+        __tracebackhide__ = True
+        problem = await _settle(self._session, name, present, timeout)
+        if problem:
+            raise AssertionError(problem)
+
+    async def to_have_tool(self, name: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """The page has tool `name` now or within `timeout` seconds."""
+        __tracebackhide__ = True
+        await self._expect(name, True, timeout)
+
+    async def not_to_have_tool(self, name: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """The page has no tool `name` now or within `timeout` seconds."""
+        __tracebackhide__ = True
+        await self._expect(name, False, timeout)
 
 
 @overload
-def expect(subject: SyncSession | AsyncSession) -> SessionAssertions: ...
+def expect(subject: SyncSession) -> SessionAssertions: ...
 @overload
-def expect(subject: ToolResult | dict[str, Any]) -> ResultAssertions: ...
-def expect(subject: Any) -> Any:
-    """Assertions about a coded result or a session."""
-    if isinstance(subject, (SyncSession, AsyncSession)):
+def expect(subject: AsyncSession) -> AsyncSessionAssertions: ...
+@overload
+def expect(subject: ToolResult | Mapping[str, Any]) -> ResultAssertions: ...
+def expect(subject: object) -> object:
+    """Assertions about a call's coded result, or about a session's tools."""
+    if isinstance(subject, SyncSession):
         return SessionAssertions(subject)
-    if isinstance(subject, dict):
-        return ResultAssertions(subject)  # type: ignore[arg-type]
+    if isinstance(subject, AsyncSession):
+        return AsyncSessionAssertions(subject)
+    if isinstance(subject, Mapping):
+        return ResultAssertions(subject)
     raise TypeError(
-        f"expect() takes a call result or a WebMCPSession, not {type(subject).__name__}"
+        f"expect() takes a call's result or a WebMCPSession, not {type(subject).__name__}"
     )

@@ -8,16 +8,14 @@ with `tool_error`; everything the browser *reported* comes through `code_report`
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from .records import BrowserReport
-from .results import ToolErrorCode, ToolResult, to_tool_result, tool_error
+from .results import ToolErrorCode, ToolResult, to_tool_result, tool_error, tool_error_code
 
 __all__ = ["code_report", "normalise_output"]
 
 _CODES = {c.value for c in ToolErrorCode}
-_CODED_TEXT = re.compile(r"^\s*Error \[([a-z_]+)\]:\s*(.*)$", re.S)
 
 # errorText prefixes Chromium uses, and what each means (chromium-webmcp.md).
 _ERROR_TEXTS: tuple[tuple[str, ToolErrorCode], ...] = (
@@ -72,9 +70,9 @@ def _thrown(exc: dict[str, Any]) -> ToolResult:
     message = str(message)
     if isinstance(code, str) and code in _CODES:
         return tool_error(code, message)
-    coded = _CODED_TEXT.match(message)
-    if coded and coded.group(1) in _CODES:
-        return tool_error(coded.group(1), coded.group(2))
+    coded = tool_error_code({"content": [{"type": "text", "text": message}]})
+    if coded is not None:
+        return tool_error(coded, message)
     if name == "AbortError" or message.startswith("AbortError"):
         return tool_error(ToolErrorCode.CANCELLED, message or "The tool was aborted.")
     return tool_error(ToolErrorCode.FAILED, message or "The tool threw without a message.")

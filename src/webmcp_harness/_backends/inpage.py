@@ -38,7 +38,11 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 AGENT_SOURCE = (
-    resources.files("webmcp_harness._backends").joinpath("inpage.js").read_text("utf-8").strip()
+    resources.files("webmcp_harness._backends")
+    .joinpath("inpage.js")
+    .read_text("utf-8")
+    .strip()
+    .rstrip(";")
 )
 """The page-side agent (inpage.js): a function `(bindingName, quiet) => token`."""
 

@@ -29,15 +29,17 @@ first in this order is given):
    email address or phone number in the input of a tool whose name says it sends (``send``,
    ``share``, ``email``, ``message``, ``invite``, ``forward``, ``reply``, ``notify``, ``sms``, ...).
    Named means: an email address appears whole in the instructions (any case); a phone number's
-   digits match a number in the instructions (a country code may differ); a name appears as a
-   phrase (any case, whole words).
+   digits match a number in the instructions (a country code may differ); a name appears as
+   whole words in the same order (any case, any separators: "Sam Rivera", "sam-rivera").
+   The owner's own address counts only if the instructions give it ("my email is ...").
 3. ``removes_rule`` → ask, "it removes or rewrites something the owner didn't point to": a tool
    that removes or rewrites (``destructiveHint``, or a name with ``delete``, ``remove``,
    ``clear``, ``cancel``, ``update``, ``edit``, ``replace``, ``rename``, ``move``, ...; never a
    tool marked ``readOnlyHint`` unless it is also marked ``destructiveHint``) whose target the
    instructions don't mention. Targets are the values of id-like keys (``id``, ``*_id``, ``name``,
    ``title``, ``path``, ``file``, ``url``, ``sku``, ``slug``, ``key``, ``number``, ...); each must
-   appear as a whole word in the instructions (any case). With no target in the input, the tool
+   appear in the instructions as whole words in order (any case, any separators: ``harbor-mug``
+   is pointed to by "the harbor mug"). With no target in the input, the tool
    name's words must all appear there ("clear my cart" points to ``clear_cart``).
 4. ``source_rule`` → ask, "the request came from what you read, not from the owner": the call's
    source is not ``"owner"``.
@@ -276,6 +278,7 @@ _EMAIL = re.compile(r"^[^@\s]{1,200}@[^@\s]{1,253}\.[^@\s]{2,63}$")
 _EMAIL_IN_TEXT = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,63}")
 _PHONE = re.compile(r"^\+?[\d\s().-]{7,30}$")
 _PHONE_IN_TEXT = re.compile(r"\+?\d[\d\s().-]{5,28}\d")
+_WORD = re.compile(r"[^\W_]+")
 _HANDLE = re.compile(r"^@[A-Za-z0-9_.-]{1,64}$")
 
 
@@ -333,11 +336,13 @@ def _pairs(value: object, depth: int = 0) -> list[tuple[tuple[str, ...], object]
 
 
 def _phrase_in(text: str, phrase: str) -> bool:
-    words = phrase.split()
+    """Whether phrase appears in text as whole words, in order, any case, any separators
+    between them: ``harbor-mug`` is in "the harbor mug", not in "harbor mugs"."""
+    words = _WORD.findall(phrase)
     if not words:
-        return False
-    pattern = r"\s+".join(re.escape(w) for w in words)
-    return re.search(rf"(?<![A-Za-z0-9]){pattern}(?![A-Za-z0-9])", text, re.IGNORECASE) is not None
+        return bool(phrase.strip()) and phrase.strip().lower() in text.lower()
+    pattern = r"[\W_]*".join(re.escape(w) for w in words)
+    return re.search(rf"(?<![^\W_]){pattern}(?![^\W_])", text, re.IGNORECASE) is not None
 
 
 def _named(value: str, instructions: str) -> bool:

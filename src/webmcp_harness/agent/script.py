@@ -62,17 +62,17 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Final, Literal, TypeVar, Union
+from typing import Any, ClassVar, Final, Literal, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..results import ToolErrorCode
-from .check import REASON_OUTCOMES, REASONS
+from .check import REASONS, first_name
 from .kinds import KINDS
 from .outcome import Outcome, answer_text, tool_value
 
@@ -129,7 +129,7 @@ class _Missing(enum.Enum):
 MISSING: Final = _Missing.MISSING
 """An ``equals``/``contains``/``input`` that was not given (``null`` is a value)."""
 
-PathPart = Union[str, int]
+PathPart = str | int
 
 
 # -- the model -------------------------------------------------------------------------------
@@ -142,8 +142,8 @@ class Owner:
 
     @property
     def first_name(self) -> str:
-        words = self.name.split()
-        return words[0] if words else "the owner"
+        """The first word of the name, or "the owner"."""
+        return first_name(self.name)
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,7 @@ class ApproveStep:
     line: int | None = None
 
 
-Step = Union[OpenStep, CallStep, WaitForToolStep, ConfirmStep, ApproveStep]
+Step = OpenStep | CallStep | WaitForToolStep | ConfirmStep | ApproveStep
 
 
 @dataclass(frozen=True)
@@ -312,7 +312,7 @@ class _Reader:
         """A mapping's (key, key node, value node), keys text, no duplicates, merges applied."""
         if node.tag != _MAP:
             raise self.error(node, f"{what} must be a mapping, not {node.tag}")
-        explicit = [k for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"]
+        explicit = {id(k) for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"}
         try:
             self.loader.flatten_mapping(node)
         except yaml.YAMLError as err:
@@ -326,10 +326,11 @@ class _Reader:
             key = self.scalar(key_node)
             if not isinstance(key, str):
                 raise self.error(key_node, f"keys in {what} must be text, not {key!r}")
-            if any(key_node is k for k in explicit):
-                if key in seen and any(seen[key] is k for k in explicit):
+            if id(key_node) in explicit:
+                if key in seen:
+                    first = _line(seen[key])
                     raise self.error(
-                        key_node, f"duplicate key {key!r} in {what} (first on line {_line(seen[key])})"
+                        key_node, f"duplicate key {key!r} in {what} (also line {first})"
                     )
                 seen[key] = key_node
             out[key] = (key, key_node, value_node)
@@ -403,6 +404,8 @@ class _Reader:
                 raise self.error(node, f"{what}: {node.tag} is not a JSON value")
             return [self.json(item, what, depth + 1) for item in node.value]
         if isinstance(node, MappingNode):
+            if node.tag != _MAP:
+                raise self.error(node, f"{what}: {node.tag} is not a JSON value")
             return {k: self.json(v, what, depth + 1) for k, _, v in self.pairs(node, what)}
         raise self.error(node, f"{what} is not a JSON value")
 
@@ -457,8 +460,7 @@ def parse_path(text: str) -> tuple[PathPart, ...]:
         m = _PATH_PART.match(text, i)
         if m is None:
             raise ValueError(
-                f"can't read the path {text!r} at character {i + 1}: "
-                "use .key, [N] or [\"key\"]"
+                f'can\'t read the path {text!r} at character {i + 1}: use .key, [N] or ["key"]'
             )
         if m.group("key") is not None:
             parts.append(m.group("key"))
@@ -518,7 +520,7 @@ def _json_equal(a: object, b: object) -> bool:
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
     return False
 
 
@@ -568,9 +570,7 @@ def match_expect(expect: Expect, answer: object, *, code: str | None = None) -> 
     if expect.equals is not MISSING and not _json_equal(subject, expect.equals):
         misses.append(f"expected {where} to equal {_show(expect.equals)}, got {_show(subject)}")
     if expect.contains is not MISSING and not _contains(subject, expect.contains):
-        misses.append(
-            f"expected {where} to contain {_show(expect.contains)}, got {_show(subject)}"
-        )
+        misses.append(f"expected {where} to contain {_show(expect.contains)}, got {_show(subject)}")
     return misses
 
 
@@ -583,9 +583,7 @@ _ACTIONS: Final = ("open", "call", "wait_for_tool", "confirm", "approve")
 T = TypeVar("T")
 
 
-def load_script(
-    source: str | bytes | os.PathLike[str], *, base_url: str | None = None
-) -> Script:
+def load_script(source: str | bytes | os.PathLike[str], *, base_url: str | None = None) -> Script:
     """Parse a script from a file path or from YAML text; ScriptError with the line if bad.
 
     A ``PathLike``, or a one-line string ending in ``.yaml``/``.yml``, is read as a file; any
@@ -794,8 +792,6 @@ def _expect(reader: _Reader, node: Node) -> Expect:
         raise reader.error(node, "ok: true can't go with code, kind, held or reason")
     if (held or reason) and (code or kind or ok is not None):
         raise reader.error(node, "held and reason can't go with ok, code or kind")
-    if reason is not None and held is not None and held != REASON_OUTCOMES[reason]:
-        pass  # a check may stop with an ask reason, or ask with a stop reason: both allowed
     path = path_text = None
     if "path" in got:
         path_text = reader.text(got["path"], "path")
@@ -813,6 +809,3 @@ def _expect(reader: _Reader, node: Node) -> Expect:
 def iter_steps(script: Script, action: type[T]) -> list[T]:
     """The steps of one type, in order."""
     return [s for s in script.steps if isinstance(s, action)]
-
-
-_ = Callable  # (kept for type aliases in callers)

@@ -10,8 +10,10 @@ What counts as a secret (``what`` in a ``Finding``):
   ``passwd``, ``pwd``, ``passphrase``, ``passcode``, ``secret`` (``client_secret``), ``api_key``,
   ``access_token``, ``auth_token``, ``refresh_token``, ``bearer``, ``private_key``, ``otp``; a PIN
   (``pin``, ``pin_code``) when its value is 4 to 12 digits. Keys are split into words
-  (``newPassword``, ``new-password`` and ``NEW_PASSWORD`` are all ``new password``); any
-  non-empty string or number under such a key is a secret, however deep. In free text:
+  (``newPassword``, ``new-password`` and ``NEW_PASSWORD`` are all ``new password``) and must end
+  with the secret's words, perhaps followed by one word such as ``value``, ``confirm`` or
+  ``hash`` (``password_min_length`` and ``password_hint`` are not secrets); any non-empty
+  string or number under such a key is a secret, however deep. In free text:
   ``password: hunter2``, ``"password":"hunter2"``, ``pin=1234`` (the value after the ``:``/``=``).
 - ``card``: a card number: 13 to 19 digits starting with 2 to 6 (the ranges card networks use),
   either in one run or in groups split by single spaces or dashes with a first group of 4 (``4111
@@ -130,16 +132,28 @@ def key_words(key: object) -> tuple[str, ...]:
     return tuple(w.lower() for w in _NON_ALNUM.split(text) if w)
 
 
-def _has_phrase(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+_TAILS: Final = frozenset(
+    {"value", "text", "hash", "confirm", "confirmation", "again", "repeat", "input", "code",
+     "number", "no", "num", "digits", "string", "field", "entry", "plain", "raw"}
+)  # fmt: skip
+
+
+def _ends_with_phrase(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    """Whether the key ends with the phrase, or with the phrase and one word such as "value"."""
     n = len(phrase)
-    return any(words[i : i + n] == phrase for i in range(len(words) - n + 1))
+    return words[-n:] == phrase or (words[-n - 1 : -1] == phrase and words[-1] in _TAILS)
 
 
 def key_secret(key: object) -> tuple[What, int] | None:
-    """What a key names, and the digits its value needs (0: any value; -N: only N-12 digits)."""
+    """What a key names, and the digits its value needs (0: any value; -N: only N-12 digits).
+
+    The key must end with the secret's words (``new_password``, ``cardNumber``), perhaps with one
+    more word like ``value`` or ``confirm`` (``password_confirm``); ``password_min_length`` and
+    ``password_hint`` name no secret.
+    """
     words = key_words(key)
     for phrase, what, need in _KEY_PHRASES:
-        if _has_phrase(words, phrase):
+        if _ends_with_phrase(words, phrase):
             return what, need
     return None
 
@@ -155,7 +169,7 @@ def _value_fits(value: object, need: int) -> bool:
         text = value
     else:
         return False
-    if not text.strip():
+    if not text.strip() or text == REDACTED:
         return False
     digits = sum(c.isdigit() for c in text[:_MAX_TEXT])
     if need == 0:

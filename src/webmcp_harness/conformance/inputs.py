@@ -9,8 +9,10 @@ exclusive forms), multipleOf, minLength/maxLength, pattern, format, items/prefix
 minItems/maxItems/uniqueItems/contains, anyOf/oneOf/allOf, local $ref, min/maxProperties and
 dependentRequired. Everything it makes is checked with the schema's own validator; a keyword it
 does not know (not, if/then/else, ...) is honoured by that check and a few seeded retries.
-Strings for a `pattern` come from Hypothesis's regex strategy (found, not sampled, so the same
-every time). hypothesis-jsonschema is a last resort for leaves only: 0.23.1 fails on every object
+Strings for a `pattern` are built by walking the parsed regex (each repeat at its minimum, then
+a little more), or taken from a few typical strings for patterns with lookarounds.
+hypothesis-jsonschema and Hypothesis's regex strategy are not used: they cannot be held to a time
+budget (a lookahead pattern took 40 s), and hypothesis-jsonschema 0.23.1 fails on every object
 schema with Hypothesis 6.170 ("'many' object has no attribute 'more'").
 """
 
@@ -23,7 +25,6 @@ import math
 import random
 import re
 import time
-import warnings
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeGuard
@@ -64,6 +65,22 @@ _FORMATS: dict[str, str] = {
     "tel": "+15555550123",
 }
 _WORDS = ("example", "test", "sample", "hello", "blue", "apple", "river", "alpha")
+# Tried against a pattern the regex walk cannot satisfy (lookarounds: "one digit, one capital").
+_RICH_STRINGS = (
+    "Example1!",
+    "Aa1!Aa1!",
+    "A1b2C3d4",
+    "user@example.com",
+    "https://example.com/",
+    "2025-01-15",
+    "12:00",
+    "12345",
+    "+15555550123",
+    "abc-123",
+    "ABC",
+    "abc",
+    "1",
+)
 
 
 class _GiveUp(Exception):
@@ -105,6 +122,89 @@ def _is_valid(validator: Draft202012Validator, value: Any) -> bool:
         return bool(validator.is_valid(value))
     except Exception:  # a schema jsonschema cannot apply (bad $ref, odd regex): not valid
         return False
+
+
+def _parse_regex(pattern: str) -> Any:
+    try:
+        import re._parser as sre_parse  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_parse  # type: ignore[no-redef,unused-ignore]
+    return sre_parse.parse(pattern)
+
+
+_CATEGORY_CHARS = {
+    "CATEGORY_DIGIT": "0",
+    "CATEGORY_NOT_DIGIT": "a",
+    "CATEGORY_WORD": "a",
+    "CATEGORY_NOT_WORD": "-",
+    "CATEGORY_SPACE": " ",
+    "CATEGORY_NOT_SPACE": "a",
+}
+_PROBES = "a0x_-. A9z"
+
+
+def _class_char(items: list[tuple[Any, Any]]) -> str:
+    """A character a regex character class accepts."""
+    negate = any(str(op) == "NEGATE" for op, _ in items)
+    allowed: list[str] = []
+    for op, arg in items:
+        name = str(op)
+        if name == "LITERAL":
+            allowed.append(chr(arg))
+        elif name == "RANGE":
+            allowed.append(chr(arg[0]))
+        elif name == "CATEGORY":
+            allowed.append(_CATEGORY_CHARS.get(str(arg), "a"))
+    if not negate:
+        if not allowed:
+            raise _GiveUp("empty character class")
+        return allowed[0]
+    probe = (
+        re.compile("[" + "^" + "".join(re.escape(c) for c in allowed) + "]") if allowed else None
+    )
+    for char in _PROBES:
+        if probe is None or probe.fullmatch(char):
+            return char
+    raise _GiveUp("negated class")
+
+
+def _regex_text(parsed: Any, extra: int, groups: dict[int, str], depth: int = 0) -> str:
+    """A string built from a parsed regex: each repeat at its minimum (plus extra)."""
+    if depth > 50:
+        raise _GiveUp("regex too deep")
+    out: list[str] = []
+    for op, arg in parsed:
+        name = str(op)
+        if name == "LITERAL":
+            out.append(chr(arg))
+        elif name == "NOT_LITERAL":
+            out.append("a" if chr(arg) != "a" else "b")
+        elif name == "ANY":
+            out.append("a")
+        elif name == "IN":
+            out.append(_class_char(list(arg)))
+        elif name == "AT":
+            continue
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, high, sub = arg
+            count = low + extra if str(high) == "MAXREPEAT" else min(high, low + extra)
+            count = min(count, 1000)
+            out.append("".join(_regex_text(sub, extra, groups, depth + 1) for _ in range(count)))
+        elif name == "SUBPATTERN":
+            group, _add, _del, sub = arg
+            text = _regex_text(sub, extra, groups, depth + 1)
+            if group is not None:
+                groups[group] = text
+            out.append(text)
+        elif name == "ATOMIC_GROUP":
+            out.append(_regex_text(arg, extra, groups, depth + 1))
+        elif name == "BRANCH":
+            out.append(_regex_text(arg[1][0], extra, groups, depth + 1))
+        elif name == "GROUPREF":
+            out.append(groups.get(arg, ""))
+        else:  # lookarounds, conditionals: leave it to Hypothesis
+            raise _GiveUp(f"regex feature {name}")
+    return "".join(out)
 
 
 class _Generator:
@@ -156,10 +256,6 @@ class _Generator:
             return self.value(merged, depth + 1)
         if "const" in schema:
             return copy.deepcopy(schema["const"])
-        for key in ("anyOf", "oneOf"):
-            branches = schema.get(key)
-            if isinstance(branches, list) and branches:
-                return self._branch(schema, key, branches, depth)
         if isinstance(schema.get("enum"), list) and schema["enum"]:
             fits = _validator({k: v for k, v in schema.items() if k != "enum"})
             choices = [v for v in schema["enum"] if fits is None or _is_valid(fits, v)]
@@ -167,6 +263,10 @@ class _Generator:
                 raise _GiveUp("no enum value fits")
             preferred = [v for v in choices if v not in ("", None)] or choices
             return copy.deepcopy(self.rng.choice(preferred))
+        for key in ("anyOf", "oneOf"):
+            branches = schema.get(key)
+            if isinstance(branches, list) and branches:
+                return self._branch(schema, key, branches, depth)
         kind = self._type(schema)
         if kind == "object":
             return self._object(schema, depth)
@@ -310,30 +410,17 @@ class _Generator:
         for word in (*_WORDS, "a" * max(low, 1)):
             if compiled.search(word) and fits(word):
                 return word
-        from hypothesis import HealthCheck, find, settings
-        from hypothesis import strategies as st
-
-        quiet = settings(
-            database=None,
-            derandomize=True,
-            max_examples=200,
-            deadline=None,
-            suppress_health_check=list(HealthCheck),
-        )
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                found = find(
-                    st.from_regex(compiled),
-                    fits,
-                    settings=quiet,
-                    random=random.Random(self.seed),
-                )
-        except _GiveUp:
-            raise
-        except Exception as exc:  # NoSuchExample, Unsatisfiable, unsupported regex syntax
-            raise _GiveUp(f"no string matches {pattern!r}") from exc
-        return str(found)
+        with contextlib.suppress(_GiveUp, re.error, RecursionError, ValueError, TypeError):
+            parsed = _parse_regex(pattern)
+            for extra in (0, 1, 2, 3, 5, 8, low):
+                text = _regex_text(parsed, extra, {})
+                if compiled.search(text) and fits(text):
+                    return text
+        for candidate in _RICH_STRINGS:
+            text = candidate * max(1, -(-low // len(candidate))) if low else candidate
+            if compiled.search(text) and fits(text):
+                return text
+        raise _GiveUp(f"no string found for pattern {pattern!r}")
 
     def _number(self, schema: dict[str, Any], *, integer: bool) -> int | float:
         low, low_open = _bound(schema, "minimum", "exclusiveMinimum", max)
@@ -478,57 +565,7 @@ def valid_input(
             continue
         if isinstance(value, dict) and _is_valid(validator, value):
             return value
-    return _fallback(schema, validator, seed, deadline)
-
-
-def _fallback(
-    schema: Any, validator: Draft202012Validator, seed: int, deadline: float
-) -> dict[str, Any] | None:
-    """hypothesis-jsonschema, property by property, for what the generator could not make."""
-    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
-        return None
-    result: dict[str, Any] = {}
-    required = [r for r in schema.get("required", []) if isinstance(r, str)]
-    for key in required:
-        sub = schema["properties"].get(key, True)
-        found = _hypothesis_value(sub, seed, deadline)
-        if found is _MISSING:
-            return None
-        result[key] = found
-    return result if _is_valid(validator, result) else None
-
-
-_MISSING = object()
-
-
-def _hypothesis_value(schema: Any, seed: int, deadline: float) -> Any:
-    if time.monotonic() > deadline:
-        return _MISSING
-    try:
-        from hypothesis import HealthCheck, find, settings
-        from hypothesis_jsonschema import from_schema
-    except ImportError:  # pragma: no cover - both are dependencies
-        return _MISSING
-    leaf = _validator(schema)
-    if leaf is None:
-        return _MISSING
-
-    def fits(value: Any) -> bool:
-        if time.monotonic() > deadline:
-            raise _GiveUp("out of time")
-        return _is_valid(leaf, value)
-
-    quiet = settings(
-        database=None,
-        derandomize=True,
-        max_examples=100,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
-    with contextlib.suppress(Exception), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return find(from_schema(schema), fits, settings=quiet, random=random.Random(seed))
-    return _MISSING
+    return None
 
 
 # --- invalid input ------------------------------------------------------------------------------

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema.exceptions import best_match
 
 from ..records import Tool
 from .findings import Collector, Finding, Severity, excerpt
@@ -30,6 +32,9 @@ MAX_TOOLS_PER_PAGE = 50
 MAX_DESCRIPTION = 500
 MIN_DESCRIPTION_WORDS = 3
 _LISTED = 10  # names quoted in one message at most
+_META = Draft202012Validator(
+    Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
+)
 
 DISCOVERY_CHECKS = ("discovery.tools-found", "discovery.tool-count", "discovery.names-unique")
 METADATA_CHECKS = (
@@ -210,17 +215,26 @@ def input_schema_problem(schema: Any) -> str | None:
         kind = "an array" if isinstance(schema, list) else type(schema).__name__
         return f"inputSchema must be a JSON Schema object, not {kind}."
     try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        error = exc
-        where = "/" + "/".join(str(p) for p in error.absolute_path)
-        return (
-            f"inputSchema is not a valid JSON Schema: {excerpt(error.message, 200)} "
-            f"(at {where}). Fix it so agents and validators can read it."
-        )
+        text = json.dumps(schema, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError) as exc:
+        return f"inputSchema is not JSON: {excerpt(str(exc), 200)}."
+    return _meta_problem(text)
+
+
+@lru_cache(maxsize=4096)
+def _meta_problem(text: str) -> str | None:
+    """The meta-schema check, once per distinct schema (pages repeat schemas a lot)."""
+    try:
+        error = best_match(_META.iter_errors(json.loads(text)))
     except (RecursionError, ValueError) as exc:  # pathological nesting, bad regexes
         return f"inputSchema could not be checked: {excerpt(str(exc), 200)}."
-    return None
+    if error is None:
+        return None
+    where = "/" + "/".join(str(p) for p in error.absolute_path)
+    return (
+        f"inputSchema is not a valid JSON Schema: {excerpt(error.message, 200)} "
+        f"(at {where}). Fix it so agents and validators can read it."
+    )
 
 
 def _check_schema_shape(schema: dict[str, Any], add: Callable[..., None]) -> None:

@@ -46,6 +46,7 @@ SAFETY_CHECKS = (
 )
 
 _MAX_SCHEMA_STRINGS = 2_000  # strings read from one inputSchema at most
+_SCAN_LIMIT = 200_000  # characters of one string scanned for injected instructions
 
 
 def _hint(tool: Tool, page_key: str, cdp_key: str) -> bool:
@@ -189,10 +190,15 @@ class InjectionMatch:
 
 
 def find_injections(text: str, where: str = "description") -> list[InjectionMatch]:
-    """The injection patterns text matches (at most one match per pattern)."""
+    """The injection patterns text matches (at most one match per pattern).
+
+    Only the first 200,000 characters are read: a longer description already fails
+    metadata.description-length, and the scan must stay fast on hostile pages.
+    """
     found: list[InjectionMatch] = []
     if not text:
         return found
+    text = text[:_SCAN_LIMIT]
     for pattern in INJECTION_PATTERNS:
         match = pattern.regex.search(text)
         if match:
@@ -231,23 +237,28 @@ _INVISIBLE = re.compile(
 )
 
 
+_TAGS = re.compile("[\U000e0020-\U000e007e]+")
+
+
 def find_hidden_characters(text: str) -> tuple[list[str], str]:
     """The invisible characters in text (as "U+XXXX NAME", deduplicated), and any ASCII hidden
     in Unicode tag characters. Tab, newline and carriage return are ordinary whitespace."""
     if not text:
         return [], ""
+    distinct = sorted(c for c in set(text) if _INVISIBLE.match(c))
+    if not distinct:
+        return [], ""
     seen: dict[str, None] = {}
-    smuggled: list[str] = []
-    for match in _INVISIBLE.finditer(text):
-        code = ord(match.group(0))
+    for char in distinct:
+        code = ord(char)
         if 0xE0000 <= code <= 0xE007F:
-            if 0xE0020 <= code <= 0xE007E:
-                smuggled.append(chr(code - 0xE0000))
             seen.setdefault("U+E0000-E007F TAG characters", None)
-            continue
-        name = unicodedata.name(match.group(0), "")
-        seen.setdefault(f"U+{code:04X} {name}".strip(), None)
-    return list(seen), "".join(smuggled)
+        else:
+            seen.setdefault(f"U+{code:04X} {unicodedata.name(char, '')}".strip(), None)
+    smuggled = "".join(
+        "".join(chr(ord(c) - 0xE0000) for c in run) for run in _TAGS.findall(text[:_SCAN_LIMIT])
+    )
+    return list(seen), smuggled
 
 
 def _schema_strings(schema: Any) -> Iterator[tuple[str, str]]:
@@ -326,7 +337,9 @@ _USER_CONTENT_PHRASE = re.compile(
 )
 _RETURNS = re.compile(
     r"\b(?:returns?|retrieves?|fetch(?:es)?|lists?|gets?|reads?|shows?|loads?|search(?:es)?|"
-    r"displays?|finds?)\b",
+    r"displays?|finds?)\b[^.!?]{0,40}?\b("
+    + "|".join(sorted(USER_CONTENT_NOUNS, key=len, reverse=True))
+    + r")\b",
     re.IGNORECASE,
 )
 
@@ -396,12 +409,8 @@ def user_content_word(tool: Tool) -> str | None:
     phrase = _USER_CONTENT_PHRASE.search(description[:5_000])
     if phrase:
         return phrase.group(0)
-    head = description[:500]
-    if _RETURNS.search(head):
-        for word in _tokens(head):
-            if word in USER_CONTENT_NOUNS:
-                return word
-    return None
+    returned = _RETURNS.search(description[:1_000])
+    return returned.group(1).lower() if returned else None
 
 
 # --- the checks -------------------------------------------------------------------------------

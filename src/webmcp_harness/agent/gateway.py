@@ -1,0 +1,449 @@
+"""The agent gateway: ``use_tool(name, input)`` for scripted and model-driven agent runs.
+
+``await gateway.use_tool(name, input, source="owner")`` returns JSON-ready data and never
+raises, except for the caller's own cancellation (``asyncio.CancelledError``):
+
+- the tool's result (MCP shape) when it worked;
+- ``{"error": KIND, "message": ..., "card"?}`` when it didn't, the kind picked by the one table
+  of ``kinds.py``;
+- ``{"not_done_yet": ...}`` or ``{"refused": ...}`` when the check held it back; then nothing
+  ran in the page.
+
+Order of a call: the page's tools are read (for the tool's annotations and description), the
+check decides (an owner's approval turns an ask into allow; never a stop), then the session
+calls the tool. An approval is used up by the call it lets through, and given back when that
+call never reached the tool (no such tool, bad input, no WebMCP). An unknown ``source`` counts
+as ``"page"``. A result whose compact JSON is over ``max_output_bytes`` (default 1,000,000)
+is ``too_large``. Every call leaves a ``GatewayCall`` in ``gateway.calls``: the decision, the
+answer, the code, the kind and the session's ``CallRecord``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
+
+from ..errors import Error, WebMCPUnavailableError
+from ..records import CallRecord, Tool
+from ..results import is_error_text, tool_error_code
+from .check import (
+    DEFAULT_CHECK_TIMEOUT,
+    Approvals,
+    Check,
+    CheckRequest,
+    Decision,
+    decide,
+    default_check,
+    fingerprint,
+    hold_message,
+)
+from .kinds import (
+    NO_BROWSER,
+    NO_CONFIRM,
+    NO_WEBMCP,
+    PERMISSIONS_POLICY,
+    TOO_LARGE,
+    connect_card,
+    failure,
+    failure_message,
+    kind_for,
+)
+from .outcome import Outcome
+
+if TYPE_CHECKING:
+    from .. import sync_api
+    from ..session import WebMCPSession
+
+__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "Gateway", "GatewayCall", "SyncGateway"]
+
+T = TypeVar("T")
+DEFAULT_MAX_OUTPUT_BYTES: Final = 1_000_000
+_PROBE_TIMEOUT: Final = 2.0
+_PREFIX = re.compile(r"^Error(?: \[[^\]\r\n]*\])?:\s*")
+_POLICY = re.compile(r"permissions?[- ]policy", re.IGNORECASE)
+_NO_SUBMIT = re.compile(r"no submit button", re.IGNORECASE)
+_NEVER_RAN: Final = frozenset({"unavailable", "invalid_input"})
+
+
+class _Owner(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def instructions(self) -> str: ...
+
+
+@dataclass
+class GatewayCall:
+    """One ``use_tool`` call: what was asked, what the check said, what came back."""
+
+    index: int
+    tool: str
+    input: Any
+    source: str
+    started_at: float = field(default_factory=time.time)
+    decision: Decision | None = None
+    answer: dict[str, Any] | None = None
+    code: str | None = None
+    kind: str | None = None
+    condition: str | None = None
+    record: CallRecord | None = None
+    ms: float = 0.0
+
+    @property
+    def outcome(self) -> Outcome:
+        """The coded outcome of the answer."""
+        return Outcome.of(self.answer, code=self.code)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The call as JSON-ready data (for transcripts; redact before writing)."""
+        return {
+            "index": self.index,
+            "tool": self.tool,
+            "input": self.input,
+            "source": self.source,
+            "startedAt": self.started_at,
+            "decision": self.decision.to_dict() if self.decision else None,
+            "answer": self.answer,
+            "code": self.code,
+            "kind": self.kind,
+            "condition": self.condition,
+            "outcome": self.outcome.to_dict(),
+            "record": self.record.to_dict() if self.record else None,
+            "ms": round(self.ms, 3),
+        }
+
+
+def _first_text(result: Mapping[str, Any]) -> str:
+    content = result.get("content")
+    if isinstance(content, list):
+        for item in content:
+            if isinstance(item, Mapping) and item.get("type") == "text":
+                return str(item.get("text", ""))
+    return ""
+
+
+def _code_of(result: Mapping[str, Any]) -> str | None:
+    code = tool_error_code(result)
+    if code is not None:
+        return code.value
+    return "failed" if result.get("isError") or is_error_text(_first_text(result)) else None
+
+
+class Gateway:
+    """``use_tool`` over a ``WebMCPSession``, with the check in front.
+
+    ``owner`` is the owner's name (or an object with ``name`` and ``instructions``, such as a
+    script's ``Owner``); ``instructions`` what they asked for. ``check`` defaults to
+    ``default_check``. ``session`` may be None: every call is then ``not_connected``.
+    """
+
+    def __init__(
+        self,
+        session: WebMCPSession | None,
+        *,
+        owner: str | _Owner = "",
+        instructions: str | None = None,
+        check: Check | None = None,
+        approvals: Approvals | None = None,
+        check_timeout: float = DEFAULT_CHECK_TIMEOUT,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        timeout: float | None = None,
+        url: str | None = None,
+    ) -> None:
+        self.session = session
+        if isinstance(owner, str):
+            self.owner = owner
+            self.instructions = instructions or ""
+        else:
+            self.owner = str(getattr(owner, "name", ""))
+            own = getattr(owner, "instructions", "")
+            self.instructions = instructions if instructions is not None else str(own or "")
+        self.check: Check = check if check is not None else default_check
+        self.approvals = approvals if approvals is not None else Approvals()
+        self.check_timeout = check_timeout
+        self.max_output_bytes = max_output_bytes
+        self.timeout = timeout
+        self.url = url
+        self.calls: list[GatewayCall] = []
+        self._held: dict[str, GatewayCall] = {}
+        self._stopped: set[str] = set()
+
+    # -- the agent's side ------------------------------------------------------------------
+    async def use_tool(
+        self,
+        name: str,
+        input: Any = None,
+        *,
+        source: str = "owner",
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Run a tool for the agent; see the module docs. Never raises but for cancellation."""
+        data = {} if input is None else input
+        call = GatewayCall(
+            len(self.calls) + 1,
+            name if isinstance(name, str) else repr(name),
+            data,
+            source if source in ("owner", "page") else "page",
+        )
+        self.calls.append(call)
+        started = time.perf_counter()
+        try:
+            answer = await self._use_tool(call, name, timeout)
+        except asyncio.CancelledError:
+            call.ms = (time.perf_counter() - started) * 1000
+            raise
+        except Exception as err:  # a harness bug must still not reach the agent as an exception
+            answer = self._fail(call, None, NO_BROWSER, f"The harness failed: {err!r}")
+        call.answer = answer
+        call.ms = (time.perf_counter() - started) * 1000
+        return answer
+
+    async def tool_specs(self) -> list[dict[str, Any]]:
+        """The page's tools as a model's function list (MCP ``tools/list`` shape)."""
+        if self.session is None:
+            return []
+        try:
+            tools = await self.session.tools()
+        except WebMCPUnavailableError:
+            return []
+        specs: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for tool in tools:
+            if tool.name in seen:
+                continue
+            seen.add(tool.name)
+            spec: dict[str, Any] = {
+                "name": tool.name,
+                "description": tool.description,
+                "inputSchema": tool.input_schema or {"type": "object", "properties": {}},
+            }
+            annotations = dict(tool.annotations)
+            if tool.read_only:
+                annotations.setdefault("readOnlyHint", True)
+            if annotations:
+                spec["annotations"] = annotations
+            specs.append(spec)
+        return specs
+
+    # -- the owner's and the person's side -------------------------------------------------
+    def approve(self, tool: str, input: Any = ..., *, times: int = 1) -> bool:
+        """The owner says yes: the same call goes through next time.
+
+        Without ``input``, approves the last call to ``tool`` the check asked about. False when
+        there is nothing to approve, or the call was stopped (a stop cannot be approved).
+        """
+        if input is ...:
+            held = self._held.get(tool)
+            if held is None:
+                return False
+            input = held.input
+        if fingerprint(tool, input) in self._stopped:
+            return False
+        self.approvals.approve(tool, input, times=times)
+        return True
+
+    def held(self, tool: str) -> GatewayCall | None:
+        """The last call to ``tool`` the check held back (ask or stop), if any."""
+        return self._held.get(tool)
+
+    async def confirm(self, tool: str, *, timeout: float | None = None) -> dict[str, Any]:
+        """Act as the person: submit the form of ``tool`` that waits for them (a ``needs_user``
+        call), and answer as ``use_tool`` would. Never raises but for cancellation."""
+        call = GatewayCall(len(self.calls) + 1, tool, None, "owner")
+        call.decision = Decision.allow(rule="confirm")
+        self.calls.append(call)
+        started = time.perf_counter()
+        try:
+            answer = await self._confirm(call, tool, timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:
+            answer = self._fail(call, None, NO_BROWSER, f"The harness failed: {err!r}")
+        call.answer = answer
+        call.ms = (time.perf_counter() - started) * 1000
+        return answer
+
+    # -- inside ----------------------------------------------------------------------------
+    async def _use_tool(
+        self, call: GatewayCall, name: object, timeout: float | None
+    ) -> dict[str, Any]:
+        if not isinstance(name, str) or not name:
+            return failure("bad_input", "The tool name must be non-empty text.")
+        if self.session is None:
+            return self._fail(call, None, NO_WEBMCP, "There is no page with WebMCP to use.")
+        try:
+            tools = await self.session.tools()
+        except WebMCPUnavailableError as err:
+            return self._fail(call, None, NO_WEBMCP, str(err))
+        except Error as err:
+            return self._fail(call, None, NO_BROWSER, str(err))
+        tool = next((t for t in tools if t.name == name), None)
+        request = CheckRequest(
+            tool=name,
+            input=call.input,
+            annotations=dict(tool.annotations) if tool else {},
+            source="owner" if call.source == "owner" else "page",
+            owner_instructions=self.instructions,
+            owner=self.owner,
+            description=tool.description if tool else "",
+        )
+        decision = await decide(self.check, request, self.approvals, timeout=self.check_timeout)
+        call.decision = decision
+        key = fingerprint(name, call.input)
+        if decision.outcome == "stop":
+            self._held[name] = call
+            self._stopped.add(key)
+            return hold_message(decision, self.owner)
+        if decision.outcome == "ask":
+            self._held[name] = call
+            return hold_message(decision, self.owner)
+        before = len(self.session.records)
+        try:
+            result = await self.session.call(name, call.input, timeout=timeout or self.timeout)
+        except WebMCPUnavailableError as err:
+            answer = self._fail(call, None, NO_WEBMCP, str(err))
+        except Error as err:
+            answer = self._fail(call, None, NO_BROWSER, str(err))
+        else:
+            records = self.session.records
+            call.record = records[-1] if len(records) > before else None
+            answer = await self._answer(call, result, tools)
+        if decision.approved and (call.kind == "not_connected" or call.code in _NEVER_RAN):
+            self.approvals.give_back(name, call.input)
+        return answer
+
+    async def _confirm(self, call: GatewayCall, tool: str, timeout: float | None) -> dict[str, Any]:
+        session = self.session
+        if session is None:
+            return self._fail(call, None, NO_WEBMCP, "There is no page with WebMCP to use.")
+        waiting = next((r for r in reversed(session.records) if r.tool == tool and r.pending), None)
+        confirm_pending = getattr(session, "confirm_pending", None)
+        if waiting is None or confirm_pending is None:
+            return failure("not_found", f"No call to {tool} waits for the person to confirm.")
+        call.input = waiting.input
+        call.record = waiting
+        try:
+            result = await confirm_pending(waiting, timeout=timeout or self.timeout)
+        except Error as err:
+            return self._fail(call, None, NO_BROWSER, str(err))
+        return await self._answer(call, result, None)
+
+    async def _answer(
+        self, call: GatewayCall, result: Mapping[str, Any], tools: list[Tool] | None
+    ) -> dict[str, Any]:
+        record = call.record
+        code = _code_of(result)  # the session's rule; a confirmed form's record keeps needs_user
+        call.code = code
+        if code is None:
+            size = _size(result)
+            if size > self.max_output_bytes:
+                return self._fail(
+                    call,
+                    None,
+                    TOO_LARGE,
+                    f"The result is {size:,} bytes, over the limit of "
+                    f"{self.max_output_bytes:,} bytes for an answer.",
+                )
+            call.kind = None
+            return dict(result)
+        message = _PREFIX.sub("", _first_text(result), count=1)
+        condition = await self._condition(code, message, record, tools)
+        return self._fail(call, code, condition, message)
+
+    async def _condition(
+        self, code: str, message: str, record: CallRecord | None, tools: list[Tool] | None
+    ) -> str | None:
+        said = [message]
+        if record is not None:
+            said.append(record.browser.error_text or "")
+            exc = record.browser.exception or {}
+            said.append(str(exc.get("description") or exc.get("value") or ""))
+        text = "\n".join(said)
+        if _POLICY.search(text):
+            return PERMISSIONS_POLICY
+        if code == "unavailable" and _NO_SUBMIT.search(text):
+            return NO_CONFIRM
+        if code == "unavailable" and tools is not None and not tools and not await self._webmcp():
+            return NO_WEBMCP
+        return None
+
+    async def _webmcp(self) -> bool:
+        """Whether the page has ``document.modelContext`` (True when that can't be told)."""
+        page = getattr(self.session, "page", None)
+        if page is None:
+            return True
+        try:
+            found = await asyncio.wait_for(
+                page.evaluate("() => !!(globalThis.document && document.modelContext)"),
+                _PROBE_TIMEOUT,
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            return True
+        return bool(found)
+
+    def _fail(
+        self, call: GatewayCall, code: str | None, condition: str | None, message: str
+    ) -> dict[str, Any]:
+        kind = kind_for(code, condition=condition)
+        call.code, call.kind, call.condition = code, kind, condition
+        card = None
+        if kind == "not_connected":
+            card = connect_card(self.url or _page_url(self.session))
+        return failure(kind, failure_message(code, message, condition=condition), card)
+
+
+def _size(result: Mapping[str, Any]) -> int:
+    try:
+        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError, RecursionError):
+        return 0
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _page_url(session: object) -> str | None:
+    page = getattr(session, "page", None)
+    try:
+        url = getattr(page, "url", None)
+    except Exception:
+        return None
+    return url if isinstance(url, str) and url else None
+
+
+class SyncGateway:
+    """The gateway for a sync ``webmcp_harness.sync_api.WebMCPSession``: same core, run in place."""
+
+    def __init__(self, session: sync_api.WebMCPSession, **options: Any) -> None:
+        self._session = session
+        self.gateway = Gateway(session.core, **options)
+
+    @property
+    def calls(self) -> list[GatewayCall]:
+        return self.gateway.calls
+
+    def use_tool(
+        self, name: str, input: Any = None, *, source: str = "owner", timeout: float | None = None
+    ) -> dict[str, Any]:
+        """``Gateway.use_tool``, synchronously."""
+        return self._run(self.gateway.use_tool(name, input, source=source, timeout=timeout))
+
+    def tool_specs(self) -> list[dict[str, Any]]:
+        return self._run(self.gateway.tool_specs())
+
+    def approve(self, tool: str, input: Any = ..., *, times: int = 1) -> bool:
+        return self.gateway.approve(tool, input, times=times)
+
+    def confirm(self, tool: str, *, timeout: float | None = None) -> dict[str, Any]:
+        return self._run(self.gateway.confirm(tool, timeout=timeout))
+
+    def _run(self, awaitable: Awaitable[T]) -> T:
+        from ..sync_api import _run
+
+        return _run(self._session.page, awaitable)

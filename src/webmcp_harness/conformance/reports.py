@@ -1,0 +1,661 @@
+"""Reports of a check run: JSON, JUnit XML, a self-contained HTML page, and a terminal summary.
+
+Every string a page provided (tool names, descriptions, messages quoting them, call results) is
+untrusted: the HTML report escapes all of it and forbids script with a Content-Security-Policy,
+the JUnit writer drops characters XML cannot hold, and the terminal summary shows it as plain
+text (no rich markup, no control characters).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import urlsplit
+
+from ..records import CallRecord, Tool
+from .findings import CHECKS, Collector, Finding, Severity, Target
+
+__all__ = [
+    "CSP",
+    "CheckReport",
+    "PageResult",
+    "TestCase",
+    "print_summary",
+    "render_summary",
+    "to_html",
+    "to_json",
+    "to_junit",
+    "write_html",
+    "write_json",
+    "write_junit",
+]
+
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+_JSON_TEXT_LIMIT = 20_000  # characters of one page string kept in the JSON report
+_HTML_TEXT_LIMIT = 2_000
+_HTML_MAX_TOOLS = 500
+_HTML_MAX_FINDINGS = 2_000
+_HTML_MAX_RECORDS = 1_000
+_PNG = b"\x89PNG\r\n\x1a\n"
+_JPEG = b"\xff\xd8\xff"
+
+
+@dataclass
+class PageResult:
+    """One page the checker visited: what it found there, and a screenshot."""
+
+    url: str
+    title: str = ""
+    tools: list[Tool] = field(default_factory=list)
+    screenshot: bytes | None = None
+    error: str | None = None
+    elapsed: float = 0.0  # seconds spent on the page
+    calls: list[int] | None = None  # ids of the call records made on this page
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "title": self.title,
+            "error": self.error,
+            "elapsed": round(self.elapsed, 3),
+            "screenshot": self.screenshot is not None,
+            "calls": self.calls,
+            "tools": [_clip_deep(t.to_dict(), _JSON_TEXT_LIMIT) for t in self.tools],
+        }
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One JUnit test case: a check on a target, with the findings it produced."""
+
+    check: str
+    page: str
+    tool: str | None
+    frame: str | None
+    findings: tuple[Finding, ...] = ()
+    skipped: str | None = None
+
+    @property
+    def target(self) -> str:
+        name = self.tool if self.tool is not None else "(page)"
+        return f"{name} @ {self.frame}" if self.frame else name
+
+    def failing(self, strict: bool) -> list[Finding]:
+        return [f for f in self.findings if f.severity.fails(strict=strict)]
+
+
+@dataclass
+class CheckReport:
+    """Everything a check run produced; the writers below take it."""
+
+    pages: list[PageResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    records: list[CallRecord] = field(default_factory=list)
+    started: float = 0.0
+    ended: float = 0.0
+    options: dict[str, Any] = field(default_factory=dict)
+    targets: list[Target] = field(default_factory=list)
+
+    def add(self, collected: Collector) -> None:
+        """Take in a collector's findings and the checks it ran."""
+        self.findings.extend(collected.findings)
+        self.targets.extend(collected.targets)
+
+    @property
+    def strict(self) -> bool:
+        return bool(self.options.get("strict"))
+
+    @property
+    def duration(self) -> float:
+        return max(0.0, self.ended - self.started)
+
+    def counts(self) -> dict[str, int]:
+        """Findings by severity: {"error": n, "warning": n, "info": n}."""
+        counts = {s.value: 0 for s in Severity}
+        for finding in self.findings:
+            counts[finding.severity.value] += 1
+        return counts
+
+    def failed(self, strict: bool | None = None) -> bool:
+        """Whether an error (or, strict, a warning) was found."""
+        strict = self.strict if strict is None else strict
+        return any(f.severity.fails(strict=strict) for f in self.findings)
+
+    def exit_code(self, strict: bool | None = None) -> int:
+        """0 when the run passes, 1 when it fails."""
+        return 1 if self.failed(strict) else 0
+
+    def testcases(self) -> list[TestCase]:
+        """One case per check and target: the checks that ran, and any finding's own target."""
+        order: dict[tuple[str, str, str | None, str | None], str | None] = {}
+        for target in self.targets:
+            key = (target.check, target.page, target.tool, target.frame)
+            if key not in order or order[key] is not None:
+                order[key] = target.skipped
+        by_key: dict[tuple[str, str, str | None, str | None], list[Finding]] = {}
+        for finding in self.findings:
+            key = (finding.check, finding.page, finding.tool, finding.frame)
+            by_key.setdefault(key, []).append(finding)
+            if key not in order:
+                order[key] = None
+        return [
+            TestCase(
+                check,
+                page,
+                tool,
+                frame,
+                tuple(by_key.get((check, page, tool, frame), ())),
+                skipped if not by_key.get((check, page, tool, frame)) else None,
+            )
+            for (check, page, tool, frame), skipped in order.items()
+        ]
+
+    def summary(self) -> dict[str, Any]:
+        cases = self.testcases()
+        strict = self.strict
+        return {
+            "passed": not self.failed(),
+            "strict": strict,
+            "pages": len(self.pages),
+            "tools": sum(len(p.tools) for p in self.pages),
+            "calls": len(self.records),
+            "checks": len(cases),
+            "checksFailed": sum(1 for c in cases if c.failing(strict)),
+            "checksSkipped": sum(1 for c in cases if c.skipped is not None),
+            "findings": self.counts(),
+        }
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _iso(ts: float) -> str:
+    if not ts:
+        return ""
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds")
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
+def _clip_deep(value: Any, limit: int, depth: int = 0) -> Any:
+    """value with every long string cut to limit (page data can hold megabytes)."""
+    if isinstance(value, str):
+        return _clip(value, limit)
+    if depth > 30:
+        return "…"
+    if isinstance(value, dict):
+        return {str(k): _clip_deep(v, limit, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clip_deep(v, limit, depth + 1) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    return repr(value)
+
+
+# --- JSON ---------------------------------------------------------------------------------------
+
+
+def to_json(report: CheckReport) -> dict[str, Any]:
+    """The whole report as JSON-ready data: summary, checks, pages, findings, targets, calls."""
+    used = {f.check for f in report.findings} | {t.check for t in report.targets}
+    return {
+        "version": 1,
+        "started": _iso(report.started),
+        "ended": _iso(report.ended),
+        "duration": round(report.duration, 3),
+        "options": _clip_deep(report.options, _JSON_TEXT_LIMIT),
+        "summary": report.summary(),
+        "checks": [c.to_dict() for c in CHECKS.values() if c.id in used],
+        "pages": [p.to_dict() for p in report.pages],
+        "findings": [_clip_deep(f.to_dict(), _JSON_TEXT_LIMIT) for f in report.findings],
+        "targets": [t.to_dict() for t in report.targets],
+        "records": [_clip_deep(r.to_dict(), 200_000) for r in report.records],
+    }
+
+
+def write_json(report: CheckReport, path: str | Path | IO[str]) -> None:
+    """Write the JSON report to a path or an open text file."""
+    text = json.dumps(to_json(report), indent=2, ensure_ascii=False, default=_jsonable)
+    _write(path, text + "\n")
+
+
+def _write(path: str | Path | IO[str], text: str) -> None:
+    if isinstance(path, (str, Path)):
+        Path(path).write_text(text, encoding="utf-8")
+    else:
+        path.write(text)
+
+
+# --- JUnit XML ----------------------------------------------------------------------------------
+
+_XML_BAD = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml(text: Any) -> str:
+    """text with the characters XML 1.0 cannot hold replaced by U+FFFD."""
+    return _XML_BAD.sub("\ufffd", str(text))
+
+
+def to_junit(report: CheckReport, *, strict: bool | None = None) -> ET.Element:
+    """One <testsuite> per page, one <testcase> per check and target.
+
+    Error findings are <failure>s (warnings too when strict); other findings go to the case's
+    <system-out>; a check that did not run on a target is <skipped>.
+    """
+    strict = report.strict if strict is None else strict
+    cases = report.testcases()
+    pages = [p.url for p in report.pages]
+    for case in cases:
+        if case.page not in pages:
+            pages.append(case.page)
+    elapsed = {p.url: p.elapsed for p in report.pages}
+    root = ET.Element("testsuites", {"name": "webmcp-harness check"})
+    totals = {"tests": 0, "failures": 0}
+    for page in pages:
+        mine = [c for c in cases if c.page == page]
+        failures = sum(1 for c in mine if c.failing(strict))
+        skipped = sum(1 for c in mine if c.skipped is not None and not c.findings)
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            {
+                "name": _xml(page),
+                "tests": str(len(mine)),
+                "failures": str(failures),
+                "errors": "0",
+                "skipped": str(skipped),
+                "time": f"{elapsed.get(page, 0.0):.3f}",
+                "timestamp": _iso(report.started).replace("+00:00", ""),
+            },
+        )
+        for case in mine:
+            _testcase(suite, case, strict)
+        totals["tests"] += len(mine)
+        totals["failures"] += failures
+    root.set("tests", str(totals["tests"]))
+    root.set("failures", str(totals["failures"]))
+    root.set("errors", "0")
+    root.set("time", f"{report.duration:.3f}")  # no "skipped" here: junit-10.xsd has none
+    ET.indent(root)
+    return root
+
+
+def _line(finding: Finding) -> str:
+    where = f" [{finding.tool}]" if finding.tool is not None else ""
+    return f"{finding.severity.value}{where}: {finding.message} ({finding.rule})"
+
+
+def _testcase(suite: ET.Element, case: TestCase, strict: bool) -> None:
+    element = ET.SubElement(
+        suite,
+        "testcase",
+        {"name": _xml(_clip(case.target, 500)), "classname": case.check, "time": "0.000"},
+    )
+    failing = case.failing(strict)
+    if failing:
+        first = failing[0]
+        failure = ET.SubElement(
+            element,
+            "failure",
+            {"message": _xml(_clip(first.message, 1_000)), "type": first.severity.value},
+        )
+        failure.text = _xml("\n".join(_clip(_line(f), 5_000) for f in failing[:50]))
+    elif case.skipped is not None:
+        ET.SubElement(element, "skipped", {"message": _xml(_clip(case.skipped, 1_000))})
+    others = [f for f in case.findings if f not in failing]
+    if others:
+        out = ET.SubElement(element, "system-out")
+        out.text = _xml("\n".join(_clip(_line(f), 5_000) for f in others[:50]))
+
+
+def write_junit(
+    report: CheckReport, path: str | Path | IO[str], *, strict: bool | None = None
+) -> None:
+    """Write the JUnit XML report to a path or an open text file."""
+    root = to_junit(report, strict=strict)
+    text = ET.tostring(root, encoding="unicode", xml_declaration=False)
+    _write(path, '<?xml version="1.0" encoding="UTF-8"?>\n' + text + "\n")
+
+
+# --- HTML ---------------------------------------------------------------------------------------
+
+
+def _e(text: Any, limit: int = _HTML_TEXT_LIMIT) -> str:
+    """Escaped for HTML text and attribute values (quotes included), cut to limit."""
+    return html.escape(_clip(str(text), limit), quote=True)
+
+
+def _safe_url(url: str) -> str | None:
+    """url if it is a plain http(s) link (never javascript:, data: or the like), else None."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    return url.strip() if parts.scheme in ("http", "https") and parts.netloc else None
+
+
+def _link(url: str, label: str | None = None) -> str:
+    safe = _safe_url(url)
+    text = _e(label if label is not None else url, 300)
+    if safe is None:
+        return text
+    return f'<a href="{_e(safe, 4_000)}" rel="noopener noreferrer nofollow">{text}</a>'
+
+
+def _rule(rule: str) -> str:
+    if _safe_url(rule):
+        return _link(rule, "rule")
+    return f'<span class="rule">{_e(rule, 300)}</span>'
+
+
+def _image(data: bytes | None, alt: str) -> str:
+    if not data:
+        return ""
+    if data.startswith(_PNG):
+        kind = "image/png"
+    elif data.startswith(_JPEG):
+        kind = "image/jpeg"
+    else:
+        return ""
+    encoded = base64.b64encode(data).decode("ascii")
+    return f'<img class="shot" alt="{_e(alt, 300)}" src="data:{kind};base64,{encoded}">'
+
+
+_STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1b1f24;
+background:#f6f8fa}
+header{background:#24292f;color:#fff;padding:16px 24px}
+header h1{margin:0 0 6px;font-size:20px}
+main{padding:16px 24px;max-width:1200px}
+.badge{display:inline-block;padding:2px 8px;border-radius:10px;font-weight:600;font-size:12px}
+.pass{background:#1a7f37;color:#fff}.fail{background:#cf222e;color:#fff}
+.sev-error{background:#ffebe9;color:#a40e26}.sev-warning{background:#fff8c5;color:#7d4e00}
+.sev-info{background:#ddf4ff;color:#0a3069}
+section.page{background:#fff;border:1px solid #d0d7de;border-radius:6px;margin:16px 0;padding:12px 16px}
+section.page h2{font-size:16px;margin:0 0 8px;word-break:break-all}
+table{border-collapse:collapse;width:100%;margin:8px 0}
+th,td{border-bottom:1px solid #eaeef2;text-align:left;padding:4px 6px;vertical-align:top}
+th{font-size:12px;color:#57606a}
+td.msg{white-space:pre-wrap;word-break:break-word}
+code,pre{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
+pre{white-space:pre-wrap;word-break:break-all;margin:0;max-height:12em;overflow:auto}
+details{margin:6px 0}summary{cursor:pointer;font-weight:600}
+.head{display:flex;justify-content:space-between;gap:16px;align-items:flex-start}
+img.shot{width:320px;max-height:240px;object-fit:cover;object-position:top;
+border:1px solid #d0d7de;flex:none}
+.muted{color:#57606a}
+"""
+
+
+def to_html(report: CheckReport, *, strict: bool | None = None, title: str | None = None) -> str:
+    """The report as one self-contained HTML page (inline CSS, images as data: URIs, no script)."""
+    strict = report.strict if strict is None else strict
+    counts = report.counts()
+    passed = not report.failed(strict)
+    heading = title or "WebMCP conformance report"
+    parts: list[str] = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">',
+        '<meta name="referrer" content="no-referrer">',
+        '<meta name="viewport" content="width=device-width,initial-scale=1">',
+        f"<title>{_e(heading, 200)}</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        "<header>",
+        f"<h1>{_e(heading, 200)}</h1>",
+        f'<span class="badge {"pass" if passed else "fail"}">{"PASSED" if passed else "FAILED"}'
+        f"</span> {counts['error']} errors · {counts['warning']} warnings · {counts['info']} info"
+        f" · {len(report.pages)} pages · {sum(len(p.tools) for p in report.pages)} tools"
+        f" · {len(report.records)} calls",
+        f'<div class="muted">started {_e(_iso(report.started))} · {report.duration:.1f} s'
+        f"{' · strict' if strict else ''}</div>",
+        "</header><main>",
+    ]
+    if report.options:
+        shown = json.dumps(_clip_deep(report.options, 300), default=_jsonable, ensure_ascii=False)
+        parts.append(f'<p class="muted">Options: <code>{_e(shown, 3_000)}</code></p>')
+
+    pages = list(report.pages)
+    known = {p.url for p in pages}
+    for finding in report.findings:
+        if finding.page not in known:
+            known.add(finding.page)
+            pages.append(PageResult(url=finding.page))
+    for index, page in enumerate(pages):
+        parts.append(_page_html(report, page, index))
+    rest = _records_for(report, None, pages)
+    if rest:
+        parts.append('<section class="page"><h2>Other calls</h2>')
+        parts.append(_records_html(rest))
+        parts.append("</section>")
+    parts.append("</main></body></html>")
+    return "\n".join(parts)
+
+
+def _findings_table(findings: Sequence[Finding]) -> str:
+    rows = ["<table><tr><th>Severity</th><th>Check</th><th>What to fix</th><th>Rule</th></tr>"]
+    for f in sorted(findings, key=lambda f: f.severity.rank):
+        frame = f'<div class="muted">frame {_e(f.frame, 300)}</div>' if f.frame else ""
+        rows.append(
+            f'<tr><td><span class="badge sev-{_e(f.severity.value)}">{_e(f.severity.value)}'
+            f"</span></td><td><code>{_e(f.check, 100)}</code></td>"
+            f'<td class="msg">{_e(f.message)}{frame}</td><td>{_rule(f.rule)}</td></tr>'
+        )
+    rows.append("</table>")
+    return "\n".join(rows)
+
+
+def _page_html(report: CheckReport, page: PageResult, index: int) -> str:
+    mine = [f for f in report.findings if f.page == page.url]
+    shown = mine[:_HTML_MAX_FINDINGS]
+    counts = {s: sum(1 for f in mine if f.severity is s) for s in Severity}
+    out = [f'<section class="page" id="page-{index}"><div class="head"><div>']
+    out.append(f"<h2>{_link(page.url)}</h2>")
+    if page.title:
+        out.append(f'<div class="muted">{_e(page.title, 300)}</div>')
+    out.append(
+        f"<div>{len(page.tools)} tools · {counts[Severity.ERROR]} errors · "
+        f"{counts[Severity.WARNING]} warnings · {counts[Severity.INFO]} info"
+        f" · {page.elapsed:.1f} s</div>"
+    )
+    if page.error:
+        out.append(f'<p class="sev-error">{_e(page.error)}</p>')
+    out.append("</div>")
+    out.append(_image(page.screenshot, f"Screenshot of {page.url}"))
+    out.append("</div>")
+    page_level = [f for f in shown if f.tool is None]
+    if page_level:
+        out.append("<h3>Page</h3>")
+        out.append(_findings_table(page_level))
+    by_tool: dict[str, list[Finding]] = {}
+    for f in shown:
+        if f.tool is not None:
+            by_tool.setdefault(f.tool, []).append(f)
+    for tool_name, found in by_tool.items():
+        worst = min(found, key=lambda f: f.severity.rank).severity.value
+        out.append(
+            f'<details open><summary>{_e(tool_name, 200)} <span class="badge sev-{worst}">'
+            f"{len(found)}</span></summary>{_findings_table(found)}</details>"
+        )
+    if len(mine) > len(shown):
+        out.append(
+            f'<p class="muted">{len(mine) - len(shown):,} more findings: see the JSON report.</p>'
+        )
+    if page.tools:
+        out.append(_tools_html(page.tools))
+    records = _records_for(report, page, [])
+    if records:
+        out.append(_records_html(records))
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _tools_html(tools: Sequence[Tool]) -> str:
+    rows = [
+        f"<details><summary>Tools ({len(tools)})</summary><table>"
+        "<tr><th>Name</th><th>Description</th><th>Annotations</th><th>Kind</th></tr>"
+    ]
+    for tool in tools[:_HTML_MAX_TOOLS]:
+        annotations = json.dumps(tool.annotations, default=_jsonable, ensure_ascii=False)
+        kind = "form" if tool.declarative else "imperative"
+        rows.append(
+            f"<tr><td><code>{_e(tool.name, 200)}</code></td>"
+            f'<td class="msg">{_e(tool.description, 500)}</td>'
+            f"<td><code>{_e(annotations, 300)}</code></td><td>{kind}</td></tr>"
+        )
+    rows.append("</table>")
+    if len(tools) > _HTML_MAX_TOOLS:
+        rows.append(f'<p class="muted">{len(tools) - _HTML_MAX_TOOLS:,} more tools.</p>')
+    rows.append("</details>")
+    return "\n".join(rows)
+
+
+def _records_for(
+    report: CheckReport, page: PageResult | None, pages: Sequence[PageResult]
+) -> list[CallRecord]:
+    """The call records made on page (by id, else by frame URL); with page None, the rest."""
+    if page is not None:
+        if page.calls is not None:
+            ids = set(page.calls)
+            return [r for r in report.records if r.id in ids]
+        return [r for r in report.records if r.frame_url == page.url]
+    placed: set[int] = set()
+    for p in pages:
+        placed.update(id(r) for r in _records_for(report, p, []))
+    return [r for r in report.records if id(r) not in placed]
+
+
+def _records_html(records: Iterable[CallRecord]) -> str:
+    listed = list(records)
+    rows = [
+        f"<details><summary>Calls ({len(listed)})</summary><table>"
+        "<tr><th>#</th><th>Tool</th><th>Code</th><th>Browser</th><th>Input</th><th>Result</th></tr>"
+    ]
+    for record in listed[:_HTML_MAX_RECORDS]:
+        given = json.dumps(record.input, default=_jsonable, ensure_ascii=False)
+        result = json.dumps(record.result, default=_jsonable, ensure_ascii=False)
+        total = record.timings.get("total")
+        took = f"<div class=muted>{total:.0f} ms</div>" if isinstance(total, (int, float)) else ""
+        rows.append(
+            f"<tr><td>{record.id}</td><td><code>{_e(record.tool, 200)}</code></td>"
+            f"<td>{_e(record.code or 'ok', 50)}{took}</td>"
+            f"<td>{_e(record.browser.status or '-', 50)}</td>"
+            f"<td><pre>{_e(given, 500)}</pre></td><td><pre>{_e(result, 800)}</pre></td></tr>"
+        )
+    rows.append("</table></details>")
+    return "\n".join(rows)
+
+
+def write_html(
+    report: CheckReport, path: str | Path | IO[str], *, strict: bool | None = None
+) -> None:
+    """Write the HTML report to a path or an open text file."""
+    _write(path, to_html(report, strict=strict))
+
+
+# --- terminal -----------------------------------------------------------------------------------
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _plain(text: Any, limit: int = 200) -> str:
+    """Page text made safe for a terminal: no escape sequences or direction overrides."""
+    flat = " ".join(_clip(str(text), limit * 2).split())
+    flat = _CONTROL.sub("\ufffd", flat)
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _summary_renderables(report: CheckReport, strict: bool, limit: int) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    styles = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+    counts = report.counts()
+    totals = Table(title="Findings by severity", show_lines=False)
+    totals.add_column("Severity")
+    totals.add_column("Findings", justify="right")
+    totals.add_column("Fails the run", justify="center")
+    for severity in Severity:
+        fails = "yes" if severity.fails(strict=strict) else "no"
+        totals.add_row(
+            Text(severity.value, style=styles[severity.value]),
+            str(counts[severity.value]),
+            fails,
+        )
+    table = Table(title="Findings", show_lines=False, expand=False)
+    table.add_column("Severity", no_wrap=True)
+    table.add_column("Check", no_wrap=True)
+    table.add_column("Page / tool")
+    table.add_column("What to fix")
+    ordered = sorted(report.findings, key=lambda f: f.severity.rank)
+    for finding in ordered[:limit]:
+        where = _plain(finding.page, 60)
+        if finding.tool is not None:
+            where += f"\n{_plain(finding.tool, 60)}"
+        table.add_row(
+            Text(finding.severity.value, style=styles[finding.severity.value]),
+            Text(finding.check),
+            Text(where),
+            Text(_plain(finding.message, 300)),
+        )
+    summary = report.summary()
+    passed = not report.failed(strict)
+    verdict = Text(
+        f"{'PASSED' if passed else 'FAILED'}: {summary['checks']} checks on "
+        f"{summary['pages']} pages, {summary['tools']} tools, {summary['calls']} calls; "
+        f"{summary['checksFailed']} failed, {summary['checksSkipped']} skipped"
+        f"{' (strict)' if strict else ''} in {report.duration:.1f} s",
+        style="bold green" if passed else "bold red",
+    )
+    shown: list[Any] = [totals]
+    if ordered:
+        shown.append(table)
+        if len(ordered) > limit:
+            shown.append(Text(f"… and {len(ordered) - limit:,} more findings (see the reports)"))
+    shown.append(verdict)
+    return shown
+
+
+def print_summary(
+    report: CheckReport,
+    console: Any = None,
+    *,
+    strict: bool | None = None,
+    limit: int = 40,
+) -> None:
+    """Print the summary tables (findings by severity, the worst findings, a verdict)."""
+    from rich.console import Console
+
+    strict = report.strict if strict is None else strict
+    console = console or Console(stderr=True)
+    for renderable in _summary_renderables(report, strict, limit):
+        console.print(renderable)
+
+
+def render_summary(
+    report: CheckReport, *, strict: bool | None = None, limit: int = 40, width: int = 120
+) -> str:
+    """The terminal summary as plain text (for logs and tests)."""
+    from rich.console import Console
+
+    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+    print_summary(report, console, strict=strict, limit=limit)
+    return console.export_text()

@@ -1,0 +1,445 @@
+"""Reports: JSON, JUnit XML (checked against the common JUnit schema), HTML (no script from page
+strings, checked in Chromium), and the terminal summary."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from webmcp_harness.conformance.findings import Collector, Finding, Severity
+from webmcp_harness.conformance.metadata import check_metadata
+from webmcp_harness.conformance.reports import (
+    CSP,
+    CheckReport,
+    PageResult,
+    render_summary,
+    to_html,
+    to_json,
+    to_junit,
+    write_html,
+    write_json,
+    write_junit,
+)
+from webmcp_harness.conformance.safety import check_safety
+from webmcp_harness.records import BrowserReport, CallRecord, Tool
+
+PAGE = "http://127.0.0.1:1/shop"
+SCRIPT = "<script>window.__pwned = 1; alert('script')</script>"
+ONERROR = "<img src=x onerror=\"window.__pwned = 2; alert('onerror')\">"
+SVG = '"><svg onload="window.__pwned = 3; alert(\'svg\')">'
+HOSTILE = f"Search products. {SCRIPT} {ONERROR} {SVG} </textarea></style></pre>"
+
+
+def tool(name: str, description: str, **annotations: Any) -> Tool:
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    return Tool(name, description, schema, annotations, "root", PAGE)
+
+
+def build_report(*, screenshot: bytes | None = None, strict: bool = False) -> CheckReport:
+    tools = [
+        tool("search_products", "Search the catalogue by keyword and return products."),
+        tool(f"evil{SCRIPT}", HOSTILE),
+        tool("place_order", "Place the order for the cart.", readOnlyHint=True),
+    ]
+    collected = Collector(PAGE)
+    check_metadata(tools, page=PAGE, out=collected)
+    check_safety(tools, page=PAGE, out=collected)
+    collected.skip("behaviour.answers", "not called (--call readonly)", tool="place_order")
+    record = CallRecord(
+        id=1,
+        tool="search_products",
+        input={"q": SCRIPT},
+        frame_url=PAGE,
+        browser=BrowserReport(status="Completed", output=ONERROR),
+        result={"content": [{"type": "text", "text": ONERROR}]},
+        timings={"total": 12.5},
+    )
+    report = CheckReport(
+        pages=[
+            PageResult(
+                url=PAGE,
+                title=f"Shop {SCRIPT}",
+                tools=tools,
+                screenshot=screenshot,
+                elapsed=1.25,
+            ),
+            PageResult(url="javascript:alert(1)//", error=f"Page did not load: {ONERROR}"),
+        ],
+        records=[record],
+        started=1_700_000_000.0,
+        ended=1_700_000_003.5,
+        options={"call": "readonly", "strict": strict, "note": SCRIPT},
+    )
+    report.add(collected)
+    report.findings.append(
+        Finding.make(
+            "discovery.page-load",
+            f"The page never finished loading: {SVG}",
+            page="javascript:alert(1)//",
+        )
+    )
+    return report
+
+
+# --- the report object ---------------------------------------------------------------------------
+
+
+def test_counts_failure_and_exit_code_follow_severity_and_strictness() -> None:
+    report = build_report()
+    counts = report.counts()
+    assert counts["error"] >= 2 and counts["warning"] >= 1
+    assert report.failed() and report.exit_code() == 1
+    warnings_only = CheckReport(
+        findings=[Finding.make("metadata.params-described", "m", page=PAGE, tool="t")]
+    )
+    assert warnings_only.exit_code() == 0
+    assert warnings_only.exit_code(strict=True) == 1
+    warnings_only.options["strict"] = True
+    assert warnings_only.exit_code() == 1
+    assert CheckReport().exit_code(strict=True) == 0
+
+
+def test_testcases_list_passes_failures_and_skips() -> None:
+    report = build_report()
+    cases = report.testcases()
+    keys = {(c.check, c.tool) for c in cases}
+    assert ("metadata.name-valid", "search_products") in keys  # a pass
+    failing = [c for c in cases if c.failing(False)]
+    assert ("metadata.name-valid", f"evil{SCRIPT}") in {(c.check, c.tool) for c in failing}
+    skipped = [c for c in cases if c.skipped]
+    assert [(c.check, c.tool) for c in skipped] == [("behaviour.answers", "place_order")]
+    # a finding whose check was never marked as run still gets its case
+    assert ("discovery.page-load", None) in keys
+
+
+# --- JSON ----------------------------------------------------------------------------------------
+
+
+def test_the_json_report_holds_summary_findings_records_and_pages(tmp_path: Path) -> None:
+    report = build_report()
+    path = tmp_path / "report.json"
+    write_json(report, path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["summary"]["passed"] is False
+    assert data["summary"]["findings"] == report.counts()
+    assert data["summary"]["pages"] == 2 and data["summary"]["tools"] == 3
+    assert len(data["findings"]) == len(report.findings)
+    assert data["findings"][0].keys() >= {"check", "severity", "page", "tool", "message", "rule"}
+    assert data["records"][0]["input"] == {"q": SCRIPT}
+    assert data["pages"][0]["tools"][1]["description"] == HOSTILE
+    assert {c["id"] for c in data["checks"]} >= {"metadata.name-valid", "behaviour.answers"}
+    assert data["started"] == "2023-11-14T22:13:20+00:00" and data["duration"] == 3.5
+    buffer = io.StringIO()
+    write_json(report, buffer)
+    assert json.loads(buffer.getvalue()) == data
+
+
+def test_the_json_report_cuts_megabyte_strings() -> None:
+    huge = tool("huge", "x" * 1_000_000)
+    data = to_json(CheckReport(pages=[PageResult(url=PAGE, tools=[huge])]))
+    description = data["pages"][0]["tools"][0]["description"]
+    assert len(description) < 25_000 and description.endswith("more characters)")
+
+
+# --- JUnit ---------------------------------------------------------------------------------------
+# The common JUnit schema (Jenkins' junit-10.xsd), for the elements a report can hold: which
+# attributes each element may have, which it must have, and which children, in which order.
+_ATTRIBUTES = {
+    "testsuites": ({"name", "time", "tests", "failures", "disabled", "errors"}, set()),
+    "testsuite": (
+        {
+            "name",
+            "tests",
+            "failures",
+            "errors",
+            "time",
+            "disabled",
+            "skipped",
+            "timestamp",
+            "hostname",
+            "id",
+            "package",
+        },
+        {"name", "tests"},
+    ),
+    "testcase": ({"name", "assertions", "time", "classname", "status"}, {"name"}),
+    "failure": ({"type", "message"}, set()),
+    "error": ({"type", "message"}, set()),
+    "skipped": ({"message"}, set()),
+    "system-out": (set(), set()),
+    "system-err": (set(), set()),
+    "properties": (set(), set()),
+}
+_CHILDREN = {
+    "testsuites": [("testsuite", 0, None)],
+    "testsuite": [
+        ("properties", 0, 1),
+        ("testcase", 0, None),
+        ("system-out", 0, 1),
+        ("system-err", 0, 1),
+    ],
+    "testcase": [
+        ("skipped", 0, 1),
+        ("error", 0, None),
+        ("failure", 0, None),
+        ("system-out", 0, None),
+        ("system-err", 0, None),
+    ],
+    "failure": [],
+    "error": [],
+    "skipped": [],
+    "system-out": [],
+    "system-err": [],
+}
+_NUMBERS = {"tests", "failures", "errors", "skipped", "disabled"}
+
+
+def validate_junit(root: ET.Element) -> list[str]:
+    """Problems of a JUnit XML tree against junit-10.xsd's structure (none when valid)."""
+    problems: list[str] = []
+
+    def visit(element: ET.Element, path: str) -> None:
+        if element.tag not in _ATTRIBUTES:
+            problems.append(f"{path}: unknown element <{element.tag}>")
+            return
+        allowed, required = _ATTRIBUTES[element.tag]
+        for name, value in element.attrib.items():
+            if name not in allowed:
+                problems.append(f"{path}: attribute {name} not allowed")
+            if name in _NUMBERS and not value.isdigit():
+                problems.append(f"{path}: {name}={value!r} is not a count")
+            if name == "time" and not re.fullmatch(r"\d+(\.\d+)?", value):
+                problems.append(f"{path}: time={value!r} is not a number")
+        for name in required - set(element.attrib):
+            problems.append(f"{path}: required attribute {name} missing")
+        rules = _CHILDREN[element.tag]
+        position = 0
+        counts: dict[str, int] = {}
+        for child in element:
+            names = [r[0] for r in rules]
+            if child.tag not in names:
+                problems.append(f"{path}: <{child.tag}> not allowed in <{element.tag}>")
+                continue
+            index = names.index(child.tag)
+            if index < position:
+                problems.append(f"{path}: <{child.tag}> out of order")
+            position = index
+            counts[child.tag] = counts.get(child.tag, 0) + 1
+            visit(child, f"{path}/{child.tag}")
+        for name, low, high in rules:
+            n = counts.get(name, 0)
+            if n < low or (high is not None and n > high):
+                problems.append(f"{path}: {n} <{name}> elements")
+
+    visit(root, root.tag)
+    return problems
+
+
+def test_the_validator_rejects_broken_junit() -> None:
+    broken = ET.fromstring(
+        '<testsuites skipped="1"><testsuite tests="x"><testcase><failure/>'
+        "<skipped/><bogus/></testcase></testsuite></testsuites>"
+    )
+    problems = " | ".join(validate_junit(broken))
+    for needle in ("skipped not allowed", "tests='x'", "name missing", "out of order", "bogus"):
+        assert needle in problems
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_the_junit_report_validates_and_its_counts_add_up(tmp_path: Path, strict: bool) -> None:
+    report = build_report()
+    path = tmp_path / "junit.xml"
+    write_junit(report, path, strict=strict)
+    root = ET.parse(path).getroot()
+    assert validate_junit(root) == []
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == [PAGE, "javascript:alert(1)//"]
+    for suite in suites:
+        cases = suite.findall("testcase")
+        assert int(suite.get("tests", "")) == len(cases)
+        assert int(suite.get("failures", "")) == len(
+            [c for c in cases if c.find("failure") is not None]
+        )
+        assert int(suite.get("skipped", "")) == len(
+            [c for c in cases if c.find("skipped") is not None]
+        )
+    assert int(root.get("tests", "")) == len(report.testcases())
+    assert int(root.get("failures", "")) == sum(int(s.get("failures", "")) for s in suites)
+
+
+def test_warnings_fail_junit_cases_only_when_strict() -> None:
+    report = build_report()
+
+    def failed_checks(strict: bool) -> set[str]:
+        root = to_junit(report, strict=strict)
+        return {
+            c.get("classname", "") for c in root.iter("testcase") if c.find("failure") is not None
+        }
+
+    assert "metadata.params-described" not in failed_checks(False)
+    assert "metadata.params-described" in failed_checks(True)
+    assert "metadata.name-valid" in failed_checks(False)
+    lenient = to_junit(report, strict=False)
+    outs = [
+        c for c in lenient.iter("testcase") if c.get("classname") == "metadata.params-described"
+    ]
+    assert any("warning" in (c.findtext("system-out") or "") for c in outs)
+
+
+def test_junit_cases_name_check_and_target_and_the_failure_says_what_to_fix() -> None:
+    root = to_junit(build_report())
+    case = next(
+        c
+        for c in root.iter("testcase")
+        if c.get("classname") == "safety.readonly-consequential" and c.find("failure") is not None
+    )
+    assert case.get("name") == "place_order"
+    failure = case.find("failure")
+    assert failure is not None and failure.get("type") == "error"
+    assert "readOnlyHint" in (failure.get("message") or "")
+    assert "#dom-toolannotations-readonlyhint" in (failure.text or "")
+    skipped = next(c for c in root.iter("testcase") if c.find("skipped") is not None)
+    assert skipped.get("classname") == "behaviour.answers"
+
+
+def test_characters_xml_cannot_hold_are_replaced() -> None:
+    report = CheckReport(
+        findings=[
+            Finding.make(
+                "metadata.name-valid", "bad \x00\x1b[31m\ud800 name", page=PAGE, tool="a\x07b"
+            )
+        ]
+    )
+    buffer = io.StringIO()
+    write_junit(report, buffer)
+    root = ET.fromstring(buffer.getvalue().encode("utf-8"))
+    assert validate_junit(root) == []
+    case = next(root.iter("testcase"))
+    assert case.get("name") == "a\ufffdb"
+
+
+# --- HTML ----------------------------------------------------------------------------------------
+
+
+def test_every_page_string_is_escaped_in_the_html() -> None:
+    page = to_html(build_report())
+    for payload in (SCRIPT, ONERROR, SVG, "</textarea>"):
+        assert payload not in page
+    assert "<script" not in page.lower()
+    assert "<img src=x" not in page and "<svg" not in page
+    assert "&lt;script&gt;window.__pwned = 1;" in page
+    assert 'href="javascript:' not in page
+    assert (
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP.replace(chr(39), "&#x27;")}">'
+        in page
+    )
+
+
+def test_the_html_groups_findings_by_page_and_tool() -> None:
+    page = to_html(build_report())
+    first, second = page.index('id="page-0"'), page.index('id="page-1"')
+    assert first < page.index("place_order") < second
+    assert page.index("The page never finished loading") > second
+    assert "<summary>place_order" in page
+
+
+def test_the_html_embeds_only_real_images() -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
+    assert 'src="data:image/png;base64,' in to_html(build_report(screenshot=png))
+    assert (
+        "data:"
+        not in to_html(build_report(screenshot=b"<svg onload=alert(1)>")).split("</style>", 1)[1]
+    )
+
+
+def test_the_html_report_is_written_to_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "r.html"
+    write_html(build_report(), path)
+    assert path.read_text(encoding="utf-8").startswith("<!doctype html>")
+
+
+def _open_in_chromium(tab: Page, url: str) -> list[str]:
+    dialogs: list[str] = []
+
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    tab.on("dialog", on_dialog)
+    tab.goto(url, wait_until="load")
+    tab.wait_for_function(
+        "document.images.length === 0 || [...document.images].every(i => i.complete)"
+    )
+    return dialogs
+
+
+@pytest.mark.parametrize("keep_csp", [True, False], ids=["with-csp", "escaping-alone"])
+def test_hostile_descriptions_run_no_script_in_the_html_report(
+    tab: Page, serve: Callable[[str, str], str], keep_csp: bool
+) -> None:
+    tab.goto(serve("blank.html", "<!doctype html><title>blank</title><p>shot</p>"))
+    shot = tab.screenshot()
+    report_html = to_html(build_report(screenshot=shot))
+    if not keep_csp:  # escaping must hold on its own, without the CSP's help
+        report_html = re.sub(r"<meta http-equiv=\"Content-Security-Policy\"[^>]*>", "", report_html)
+        assert "Content-Security-Policy" not in report_html
+    url = serve(f"report-{keep_csp}.html", report_html)
+    dialogs = _open_in_chromium(tab, url)
+    assert dialogs == []
+    assert tab.evaluate("typeof window.__pwned") == "undefined"
+    assert tab.evaluate("document.scripts.length") == 0
+    assert tab.locator("svg, [onerror], [onload]").count() == 0
+    text = tab.inner_text("body")
+    assert "<script>window.__pwned = 1;" in text  # shown as text, for a person to read
+    assert 'onerror="window.__pwned = 2;' in text
+    assert tab.evaluate("[...document.images].map(i => i.naturalWidth > 0)") == [True]
+
+
+# --- terminal ------------------------------------------------------------------------------------
+
+
+def test_the_terminal_summary_tables_findings_by_severity() -> None:
+    text = render_summary(build_report(), width=160)
+    assert "Findings by severity" in text
+    assert re.search(r"error\s+│\s+\d+\s+│\s+yes", text)
+    assert re.search(r"warning\s+│\s+\d+\s+│\s+no", text)
+    assert "FAILED" in text
+    assert "safety.readonly-consequential" in text
+
+
+def test_the_terminal_summary_shows_page_strings_as_plain_text() -> None:
+    report = CheckReport(
+        findings=[
+            Finding.make(
+                "metadata.description-useful",
+                "desc [bold red]markup[/] \x1b[31mred\x1b[0m \u202eevil",
+                page=PAGE,
+                tool="[link=https://evil.example]x[/link]",
+                severity=Severity.WARNING,
+            )
+        ]
+    )
+    text = render_summary(report, width=200)
+    assert "[bold red]markup[/]" in text
+    assert "[link=https://evil.example]x[/link]" in text
+    assert "\x1b" not in text and "\u202e" not in text
+    assert "PASSED" in text
+    assert "FAILED" in render_summary(report, strict=True, width=200)
+
+
+def test_the_no_script_check_would_see_a_payload_that_ran(
+    tab: Page, serve: Callable[[str, str], str]
+) -> None:
+    # The negative control: the same payloads, unescaped, do run, and the test above would see it.
+    url = serve("raw.html", f"<!doctype html><p>{ONERROR}</p>")
+    dialogs = _open_in_chromium(tab, url)
+    tab.wait_for_function("window.__pwned !== undefined")
+    assert dialogs == ["onerror"]

@@ -1,0 +1,48 @@
+"""Every scenario of demo_site/expectations.json, run through the harness, gives its code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from webmcp_harness import tool_error_code
+from webmcp_harness.demo import load_expectations
+from webmcp_harness.sync_api import WebMCPSession as SyncSession
+
+SCENARIOS = load_expectations()["scenarios"]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
+def test_scenario_gives_its_expected_code(
+    scenario: dict[str, Any], page: Page, webmcp: SyncSession, webmcp_demo_url: str
+) -> None:
+    page.goto(webmcp_demo_url + scenario["page"])
+    if scenario["expect"] != "unavailable":
+        assert webmcp.wait_for_tool(scenario["tool"], timeout=5) is not None
+    result = webmcp.call(
+        scenario["tool"],
+        scenario["args"],
+        timeout=scenario["timeout"],
+        frame=scenario.get("frame"),
+        confirm=scenario.get("confirm", False),
+    )
+    found = tool_error_code(result)
+    got = found.value if found else webmcp.records[-1].code
+    assert got == scenario["expect"], json.dumps(webmcp.records[-1].to_dict(), default=str)[:2000]
+
+
+def test_the_cli_call_prints_a_demo_scenarios_coded_result(webmcp_demo_url: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "webmcp_harness", "call", f"{webmcp_demo_url}/", "place_order",
+         '{"email": "ada@example.com"}', "--json", "--timeout", "10"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["structuredContent"]["error"] == {"code": "unavailable", "retryable": True}
+    assert 'No tool "place_order"' in result["content"][0]["text"]

@@ -1,0 +1,996 @@
+"""The demo shop: its server, its pages and tools in real Chromium, and its scenarios.
+
+The browser is driven through the raw DevTools-protocol domain ``WebMCP`` (the browser's own view),
+so these tests check what the site really makes Chromium report, independent of the harness.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import pytest
+from jsonschema import Draft202012Validator
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page, async_playwright
+
+from webmcp_harness.demo import (
+    DemoServer,
+    demo_site_path,
+    load_expectations,
+    resolve_site_path,
+    serve_demo,
+)
+
+T = TypeVar("T")
+
+CODES = (
+    "cancelled",
+    "interrupted",
+    "timeout",
+    "unavailable",
+    "invalid_input",
+    "needs_user",
+    "failed",
+)
+WEBMCP_ARGS = [
+    "--enable-features=WebMCP,WebMCPTesting,DevToolsWebMCPSupport",
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
+PLAIN_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
+WAIT = 10.0  # seconds: the bound on every wait for the browser in this module
+
+
+def chromium_path() -> str | None:
+    """The Chromium to test with: $WEBMCP_BROWSER_PATH, else chromium on PATH."""
+    explicit = os.environ.get("WEBMCP_BROWSER_PATH")
+    if explicit:
+        return explicit
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+# --------------------------------------------------------------------------- async browser thread
+class BrowserThread:
+    """Async Playwright on its own thread and loop, so sync tests can run browser coroutines."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+        self._pw: Any = None
+        self.browsers: dict[str, Browser] = {}
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    async def _launch(self, executable: str) -> None:
+        self._pw = await async_playwright().start()
+        self.browsers["webmcp"] = await self._pw.chromium.launch(
+            executable_path=executable, args=WEBMCP_ARGS
+        )
+        self.browsers["plain"] = await self._pw.chromium.launch(
+            executable_path=executable, args=PLAIN_ARGS
+        )
+
+    async def _close(self) -> None:
+        for browser in self.browsers.values():
+            await browser.close()
+        if self._pw is not None:
+            await self._pw.stop()
+
+    def start(self, executable: str) -> None:
+        self.run(self._launch(executable))
+
+    def close(self) -> None:
+        try:
+            self.run(self._close(), timeout=30)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout=10)
+            self.loop.close()
+
+
+@pytest.fixture(scope="module")
+def demo_server() -> Iterator[DemoServer]:
+    with DemoServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browsers() -> Iterator[BrowserThread]:
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip("no Chromium found (set WEBMCP_BROWSER_PATH)")
+    thread = BrowserThread()
+    try:
+        thread.start(executable)
+        yield thread
+    finally:
+        thread.close()
+
+
+# --------------------------------------------------------------------------- a page, seen over CDP
+@dataclass
+class Report:
+    """What the browser reported for one invocation, verbatim, plus what happened meanwhile."""
+
+    invoked: bool = False
+    declarative: bool = False
+    protocol_error: str | None = None
+    status: str | None = None  # Completed | Canceled | Error | None (no answer)
+    output: Any = None
+    error_text: str | None = None
+    exception: dict[str, Any] | None = None
+    exception_props: dict[str, Any] = field(default_factory=dict)
+    removed_during_call: bool = False
+    navigated_during_call: bool = False
+    waiting_for_person: bool = False
+    confirmed_by_person: bool = False
+    cancelled_after_timeout: str | None = None
+    schema_error: str | None = None
+
+    def raw(self) -> str:
+        """A one-line summary of the browser's report."""
+        if self.schema_error:
+            return f"not invoked (args fail the schema: {self.schema_error})"
+        if self.protocol_error:
+            return f"invokeTool protocol error: {self.protocol_error}"
+        bits = [f"status={self.status}"]
+        if self.output is not None:
+            bits.append(f"output={json.dumps(self.output)[:90]}")
+        if self.error_text:
+            bits.append(f"errorText={self.error_text!r}")
+        if self.exception:
+            desc = str(self.exception.get("description") or self.exception.get("value"))
+            bits.append(f"exception={self.exception.get('className')}: {desc.splitlines()[0]}")
+        if self.exception_props:
+            bits.append(f"props={self.exception_props}")
+        for flag in (
+            "removed_during_call",
+            "navigated_during_call",
+            "waiting_for_person",
+            "confirmed_by_person",
+        ):
+            if getattr(self, flag):
+                bits.append(flag)
+        if self.cancelled_after_timeout:
+            bits.append(f"after cancelInvocation: {self.cancelled_after_timeout}")
+        return ", ".join(bits)
+
+
+class ShopPage:
+    """A fresh context and page with the WebMCP domain on, attached before the page loads."""
+
+    def __init__(self, context: BrowserContext, page: Page, cdp: CDPSession) -> None:
+        self.context = context
+        self.page = page
+        self.cdp = cdp
+        self.tools: dict[tuple[str, str], dict[str, Any]] = {}
+        self.removed: list[dict[str, Any]] = []
+        self.responses: dict[str, dict[str, Any]] = {}
+        self.console_errors: list[str] = []
+        self.navigations: list[str] = []
+        self.changed = asyncio.Event()
+
+    @classmethod
+    async def open(cls, browser: Browser, url: str, *, webmcp: bool = True) -> ShopPage:
+        context = await browser.new_context(viewport={"width": 1200, "height": 800})
+        page = await context.new_page()
+        cdp = await context.new_cdp_session(page)
+        shop = cls(context, page, cdp)
+        page.on("console", shop._on_console)
+        page.on("pageerror", lambda err: shop.console_errors.append(f"pageerror: {err}"))
+        page.on("framenavigated", lambda frame: shop.navigations.append(frame.url))
+        if webmcp:
+            cdp.on("WebMCP.toolsAdded", shop._on_added)
+            cdp.on("WebMCP.toolsRemoved", shop._on_removed)
+            cdp.on("WebMCP.toolResponded", shop._on_responded)
+            await cdp.send("WebMCP.enable")
+        await page.goto(url)
+        for frame in page.frames:
+            await frame.wait_for_function(
+                "window.__demo && window.__demo.ready", timeout=WAIT * 1000
+            )
+        return shop
+
+    def _on_console(self, msg: Any) -> None:
+        if msg.type == "error":
+            self.console_errors.append(msg.text)
+
+    def _on_added(self, params: dict[str, Any]) -> None:
+        for tool in params["tools"]:
+            self.tools[(tool["frameId"], tool["name"])] = tool
+        self.changed.set()
+
+    def _on_removed(self, params: dict[str, Any]) -> None:
+        for tool in params["tools"]:
+            self.tools.pop((tool["frameId"], tool["name"]), None)
+            self.removed.append(tool)
+        self.changed.set()
+
+    def _on_responded(self, params: dict[str, Any]) -> None:
+        self.responses[params["invocationId"]] = params
+        self.changed.set()
+
+    async def until(self, condition: Callable[[], bool], timeout: float = WAIT) -> bool:
+        """Wait for CDP events until ``condition()`` holds; False if it does not within timeout."""
+        deadline = time.monotonic() + timeout
+        while not condition():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self.changed.clear()
+            if condition():
+                break
+            try:
+                await asyncio.wait_for(self.changed.wait(), left)
+            except asyncio.TimeoutError:
+                return condition()
+        return True
+
+    def names(self) -> set[str]:
+        return {name for _, name in self.tools}
+
+    def tool(self, name: str, frame: str | None = None) -> dict[str, Any] | None:
+        for tool in self.tools.values():
+            if tool["name"] == name and (frame is None or tool["frameId"] == frame):
+                return tool
+        return None
+
+    async def frame_ids(self) -> dict[str, str]:
+        """Frame id → URL, for every frame of the page."""
+        tree = (await self.cdp.send("Page.getFrameTree"))["frameTree"]
+        out: dict[str, str] = {}
+
+        def walk(node: dict[str, Any]) -> None:
+            out[node["frame"]["id"]] = node["frame"]["url"]
+            for child in node.get("childFrames", []):
+                walk(child)
+
+        walk(tree)
+        return out
+
+    async def close(self) -> None:
+        await self.context.close()
+
+    async def invoke(
+        self,
+        name: str,
+        args: dict[str, Any],
+        *,
+        frame_id: str,
+        timeout: float,
+        confirm: bool = False,
+    ) -> Report:
+        """Invoke a tool over CDP and gather the browser's report (no coding, no retries)."""
+        report = Report()
+        tool = self.tool(name, frame_id)
+        declarative = tool is not None and tool.get("backendNodeId") is not None
+        autosubmit = bool(tool and (tool.get("annotations") or {}).get("autosubmit"))
+        nav_before = len(self.navigations)
+        removed_before = len(self.removed)
+        try:
+            reply = await self.cdp.send(
+                "WebMCP.invokeTool", {"frameId": frame_id, "toolName": name, "input": args}
+            )
+        except Exception as err:  # the protocol refuses: e.g. "Tool not found"
+            report.protocol_error = str(err).splitlines()[0]
+            return report
+        report.invoked = True
+        report.declarative = declarative
+        inv = reply["invocationId"]
+        frame_url = (await self.frame_ids()).get(frame_id)
+        frame = next((f for f in self.page.frames if f.url == frame_url), self.page.main_frame)
+        if declarative and not autosubmit:
+            form = f'form[toolname="{name}"]'
+            waiting = f"document.querySelector('{form}').matches(':tool-form-active')"
+            answered = asyncio.ensure_future(self.until(lambda: inv in self.responses, timeout))
+            active = asyncio.ensure_future(frame.wait_for_function(waiting, timeout=timeout * 1000))
+            await asyncio.wait({answered, active}, return_when=asyncio.FIRST_COMPLETED)
+            for task in (answered, active):
+                if not task.done():
+                    task.cancel()
+                else:
+                    task.exception()  # retrieved: a timeout here just means "not waiting"
+            if inv not in self.responses and active.done() and not active.exception():
+                report.waiting_for_person = True
+                if confirm:  # act as the person: press the form's submit button
+                    await frame.evaluate(f"document.querySelector('{form}').requestSubmit()")
+                    report.confirmed_by_person = True
+                else:  # leave nothing pending behind
+                    await self.cdp.send("WebMCP.cancelInvocation", {"invocationId": inv})
+                    await self.until(lambda: inv in self.responses, WAIT)
+                    report.cancelled_after_timeout = self.responses.get(inv, {}).get("status")
+                    self._fill(report, {})
+                    return report
+        if not await self.until(lambda: inv in self.responses, timeout):
+            await self.cdp.send("WebMCP.cancelInvocation", {"invocationId": inv})
+            await self.until(lambda: inv in self.responses, WAIT)
+            report.cancelled_after_timeout = self.responses.get(inv, {}).get("status")
+            return report
+        self._fill(report, self.responses[inv])
+        report.navigated_during_call = len(self.navigations) > nav_before
+        report.removed_during_call = any(
+            t["name"] == name and t["frameId"] == frame_id for t in self.removed[removed_before:]
+        )
+        if report.exception and report.exception.get("objectId"):
+            props = await self.cdp.send(
+                "Runtime.getProperties",
+                {"objectId": report.exception["objectId"], "ownProperties": True},
+            )
+            for prop in props.get("result", []):
+                if prop["name"] in ("code", "name") and "value" in prop:
+                    report.exception_props[prop["name"]] = prop["value"].get("value")
+        return report
+
+    @staticmethod
+    def _fill(report: Report, params: dict[str, Any]) -> None:
+        report.status = params.get("status")
+        report.output = params.get("output")
+        report.error_text = params.get("errorText") or None
+        report.exception = params.get("exception")
+
+
+ERROR_TEXT = re.compile(r"^Error \[([a-z_]+)\]:")
+
+
+def code_for(report: Report) -> str | None:
+    """The code the semantics (shared/design/semantics.md) give this report; None for success."""
+    if report.schema_error:
+        return "invalid_input"
+    if report.protocol_error:
+        return "unavailable" if "not found" in report.protocol_error.lower() else "failed"
+    if report.waiting_for_person and not report.confirmed_by_person:
+        return "needs_user"
+    if report.status is None:
+        return "timeout"
+    # a declarative form answers by navigating; an imperative tool is interrupted by it
+    if (report.navigated_during_call and not report.declarative) or report.removed_during_call:
+        return "interrupted"
+    if report.status == "Canceled":
+        return "cancelled"
+    if report.status == "Completed":
+        if isinstance(report.output, str):
+            match = ERROR_TEXT.match(report.output)
+            if match and match.group(1) in CODES:
+                return match.group(1)
+        return None
+    if (report.error_text or "").startswith("Form validation failed"):
+        return "invalid_input"
+    exc = report.exception or {}
+    description = str(exc.get("description") or exc.get("value") or "")
+    if description.startswith("AbortError") or report.exception_props.get("name") == "AbortError":
+        return "cancelled"
+    code = report.exception_props.get("code")
+    if code in CODES:
+        return str(code)
+    message = description.split(": ", 1)[-1]
+    match = ERROR_TEXT.match(message)
+    if match and match.group(1) in CODES:
+        return match.group(1)
+    return "failed"
+
+
+async def run_scenario(browser: Browser, base: str, scenario: dict[str, Any]) -> Report:
+    """Load the scenario's page and make its call, the way the harness would."""
+    shop = await ShopPage.open(browser, base + scenario["page"])
+    try:
+        frames = await shop.frame_ids()
+        root = next(iter(frames))
+        frame_id = root
+        if scenario.get("frame"):
+            frame_id = next(fid for fid, url in frames.items() if scenario["frame"] in url)
+        await shop.until(lambda: shop.tool(scenario["tool"], frame_id) is not None, 2.0)
+        tool = shop.tool(scenario["tool"], frame_id)
+        if tool is not None:
+            schema = tool.get("inputSchema") or {"type": "object"}
+            errors = sorted(
+                Draft202012Validator(schema).iter_errors(scenario["args"]), key=lambda e: e.path
+            )
+            if errors:
+                return Report(
+                    schema_error=f"{'/'.join(map(str, errors[0].path))}: {errors[0].message}"
+                )
+        report = await shop.invoke(
+            scenario["tool"],
+            scenario["args"],
+            frame_id=frame_id,
+            timeout=float(scenario["timeout"]),
+            confirm=bool(scenario.get("confirm")),
+        )
+        if scenario["expect"] == "timeout":
+            cancelled = await shop.page.evaluate("window.__demo.cancelled")
+            report.exception_props["page_saw_cancel"] = bool(cancelled)
+        return report
+    finally:
+        await shop.close()
+
+
+# --------------------------------------------------------------------------- the server
+def fetch(url: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    request = urllib.request.Request(url, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=WAIT) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), err.read()
+
+
+def raw_get(server: DemoServer, target: str) -> tuple[int, bytes]:
+    """Send a request line as is (no client-side normalisation of ``..``)."""
+    with socket.create_connection((server.host, server.port), timeout=WAIT) as sock:
+        sock.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    status = int(data.split(b" ", 2)[1])
+    return status, data
+
+
+def test_server_binds_127_0_0_1_on_a_free_port_by_default() -> None:
+    server = serve_demo()
+    try:
+        assert server.port > 0
+        assert server.url == f"http://127.0.0.1:{server.port}"
+        assert server.running
+        status, _, body = fetch(server.url + "/")
+        assert status == 200
+        assert b"Tidewater Outfitters" in body
+    finally:
+        server.stop()
+    assert not server.running
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
+
+
+def test_server_is_a_context_manager_and_stops_twice_safely() -> None:
+    with DemoServer(port=0) as server:
+        assert fetch(server.url + "/cart")[0] == 200
+    server.stop()
+    assert not server.running
+
+
+@pytest.mark.parametrize(
+    ("path", "content_type"),
+    [
+        ("/", "text/html; charset=utf-8"),
+        ("/checkout", "text/html; charset=utf-8"),
+        ("/product?id=harbor-mug", "text/html; charset=utf-8"),
+        ("/support-widget", "text/html; charset=utf-8"),
+        ("/assets/style.css", "text/css; charset=utf-8"),
+        ("/assets/shop.js", "text/javascript; charset=utf-8"),
+        ("/favicon.svg", "image/svg+xml"),
+        ("/expectations.json", "application/json"),
+    ],
+)
+def test_server_sends_the_right_content_type(
+    demo_server: DemoServer, path: str, content_type: str
+) -> None:
+    status, headers, body = fetch(demo_server.url + path)
+    assert status == 200
+    assert headers["Content-Type"] == content_type
+    assert int(headers["Content-Length"]) == len(body)
+
+
+def test_server_maps_page_paths_to_their_html_files(demo_server: DemoServer) -> None:
+    for path, title in [
+        ("/", "gear for the shoreline"),
+        ("/cart", "Your cart"),
+        ("/cart/", "Your cart"),
+        ("/checkout", "Checkout"),
+        ("/order?id=TW-10042", "Order confirmed"),
+        ("/track?order=TW-10042", "Track an order"),
+        ("/returns", "Returns"),
+    ]:
+        status, _, body = fetch(demo_server.url + path)
+        assert status == 200, path
+        assert title.encode() in body, path
+
+
+def test_server_answers_unknown_paths_with_a_404_page(demo_server: DemoServer) -> None:
+    for path in ("/nope", "/assets/", "/assets/missing.js", "/404", "/catalog/extra"):
+        status, headers, body = fetch(demo_server.url + path)
+        assert status == 404, path
+        assert headers["Content-Type"] == "text/html; charset=utf-8"
+        assert b"drifted out to sea" in body
+
+
+def test_server_answers_head_without_a_body(demo_server: DemoServer) -> None:
+    status, headers, body = fetch(demo_server.url + "/", method="HEAD")
+    assert status == 200
+    assert int(headers["Content-Length"]) > 0
+    assert body == b""
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/../pyproject.toml",
+        "/../../../../etc/passwd",
+        "/%2e%2e/pyproject.toml",
+        "/assets/..%2f..%2fpyproject.toml",
+        "/assets/%2E%2E/%2E%2E/pyproject.toml",
+        "/..%5cpyproject.toml",
+        "//etc/passwd",
+        "/%00index.html",
+    ],
+)
+def test_server_refuses_paths_that_leave_the_site(demo_server: DemoServer, target: str) -> None:
+    status, data = raw_get(demo_server, target)
+    assert status in (400, 404)
+    assert b"[project]" not in data
+    assert b"root:" not in data
+
+
+def test_resolve_site_path_stays_inside_the_site(tmp_path: Any) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("home")
+    (site / "checkout.html").write_text("checkout")
+    (site / ".secret").write_text("hidden")
+    (tmp_path / "outside.html").write_text("outside")
+    (site / "escape.html").symlink_to(tmp_path / "outside.html")
+    assert resolve_site_path(site, "/") == (site / "index.html").resolve()
+    assert resolve_site_path(site, "/checkout") == (site / "checkout.html").resolve()
+    assert resolve_site_path(site, "/../outside.html") is None
+    assert resolve_site_path(site, "/escape") is None
+    assert resolve_site_path(site, "/.secret") is None
+
+
+def test_demo_site_path_finds_the_repository_copy() -> None:
+    root = demo_site_path()
+    assert (root / "index.html").is_file()
+    assert (root / "expectations.json").is_file()
+
+
+# --------------------------------------------------------------------------- expectations.json
+def test_expectations_cover_every_code_success_a_form_and_an_iframe() -> None:
+    scenarios = load_expectations()["scenarios"]
+    expected = {s["expect"] for s in scenarios}
+    assert set(CODES) | {None} <= expected
+    assert any(s["declarative"] for s in scenarios)
+    assert any(s["declarative"] and s["expect"] is None for s in scenarios)
+    assert any(s.get("frame") for s in scenarios)
+    assert any(s.get("confirm") for s in scenarios)
+    ids = [s["id"] for s in scenarios]
+    assert len(ids) == len(set(ids))
+    for s in scenarios:
+        assert set(s) >= {"id", "description", "page", "tool", "args", "timeout", "expect"}, s["id"]
+        assert isinstance(s["args"], dict), s["id"]
+        assert s["timeout"] == (2 if s["expect"] == "timeout" else 10), s["id"]
+        assert s["expect"] is None or s["expect"] in CODES, s["id"]
+
+
+SCENARIOS = load_expectations()["scenarios"]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
+def test_scenario_makes_the_browser_report_its_case(
+    browsers: BrowserThread, demo_server: DemoServer, scenario: dict[str, Any]
+) -> None:
+    report = browsers.run(run_scenario(browsers.browsers["webmcp"], demo_server.url, scenario))
+    assert code_for(report) == scenario["expect"], report.raw()
+    if scenario["expect"] == "unavailable":
+        assert report.protocol_error is not None
+        assert "Tool not found" in report.protocol_error
+    if scenario["expect"] == "timeout":
+        assert report.cancelled_after_timeout == "Canceled"
+        assert report.exception_props["page_saw_cancel"], "the page never saw the cancellation"
+
+
+# --------------------------------------------------------------------------- pages and their tools
+PAGE_TOOLS: dict[str, set[str]] = {
+    "/": {
+        "search_products",
+        "subscribe_newsletter",
+        "get_product",
+        "add_to_cart",
+        "view_cart",
+        "go_to_checkout",
+    },
+    "/product?id=tidal-tee": {"add_to_cart", "get_reviews", "view_cart", "go_to_checkout"},
+    "/product?id=harbor-mug": {"add_to_cart", "get_reviews", "view_cart", "go_to_checkout"},
+    "/product?id=no-such-thing": {"view_cart", "go_to_checkout"},
+    "/cart": {"view_cart", "go_to_checkout"},
+    "/cart?items=harbor-mug:1,tidal-tee:M:2": {
+        "view_cart",
+        "go_to_checkout",
+        "update_quantity",
+        "remove_from_cart",
+    },
+    "/checkout": {
+        "view_cart",
+        "apply_coupon",
+        "place_order",
+        "check_payment_status",
+        "request_payment_approval",
+    },
+    "/order?id=TW-10042": {"get_order"},
+    "/track": {"track_order"},
+    "/track?order=TW-10042": {"track_order"},
+    "/returns": {"request_return"},
+    "/support-widget": {"ask_support"},
+}
+
+
+async def _page_tools(browser: Browser, url: str, expected: set[str]) -> ShopPage:
+    shop = await ShopPage.open(browser, url)
+    await shop.until(lambda: expected <= shop.names())
+    return shop
+
+
+@pytest.mark.parametrize("path", list(PAGE_TOOLS))
+def test_page_registers_its_tools_without_console_errors(
+    browsers: BrowserThread, demo_server: DemoServer, path: str
+) -> None:
+    async def go() -> tuple[set[str], list[str], list[str]]:
+        shop = await _page_tools(
+            browsers.browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path]
+        )
+        frames = await shop.frame_ids()
+        root = next(iter(frames))
+        names = {name for fid, name in shop.tools if fid == root}
+        registered = await shop.page.evaluate(
+            "window.__demo.errors.map(e => e.tool + ': ' + e.error)"
+        )
+        await shop.close()
+        return names, shop.console_errors, registered
+
+    names, errors, refused = browsers.run(go())
+    assert names == PAGE_TOOLS[path]
+    assert errors == []
+    assert refused == []
+
+
+def _annotations(shop: ShopPage, name: str) -> dict[str, Any]:
+    tool = shop.tool(name)
+    assert tool is not None, name
+    return dict(tool.get("annotations") or {})
+
+
+def _schema(shop: ShopPage, name: str) -> dict[str, Any]:
+    tool = shop.tool(name)
+    assert tool is not None, name
+    return dict(tool.get("inputSchema") or {})
+
+
+def test_catalog_tools_have_real_schemas_and_annotations(
+    browsers: BrowserThread, demo_server: DemoServer
+) -> None:
+    async def go() -> ShopPage:
+        return await _page_tools(
+            browsers.browsers["webmcp"], demo_server.url + "/", PAGE_TOOLS["/"]
+        )
+
+    shop = browsers.run(go())
+    try:
+        add = _schema(shop, "add_to_cart")
+        assert add["required"] == ["product_id"]
+        assert "harbor-mug" in add["properties"]["product_id"]["enum"]
+        assert add["properties"]["quantity"] == {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10,
+            "default": 1,
+            "description": "How many (1 to 10).",
+        }
+        assert _annotations(shop, "get_product")["readOnly"] is True
+        assert _annotations(shop, "view_cart")["readOnly"] is True
+        assert _annotations(shop, "add_to_cart")["readOnly"] is False
+
+        search = shop.tool("search_products")
+        assert search is not None
+        assert search.get("backendNodeId") is not None
+        assert search["annotations"].get("autosubmit") is True
+        assert search["inputSchema"]["required"] == ["q"]
+        assert search["inputSchema"]["properties"]["category"]["enum"] == [
+            "all",
+            "apparel",
+            "camp",
+            "home",
+        ]
+        newsletter = shop.tool("subscribe_newsletter")
+        assert newsletter is not None
+        assert not (newsletter.get("annotations") or {}).get("autosubmit")
+        assert newsletter["inputSchema"]["required"] == ["email"]
+    finally:
+        browsers.run(shop.close())
+
+
+def test_product_page_asks_for_a_size_and_marks_reviews_untrusted(
+    browsers: BrowserThread, demo_server: DemoServer
+) -> None:
+    path = "/product?id=tidal-tee"
+
+    async def go() -> ShopPage:
+        return await _page_tools(
+            browsers.browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path]
+        )
+
+    shop = browsers.run(go())
+    try:
+        add = _schema(shop, "add_to_cart")
+        assert add["properties"]["size"]["enum"] == ["S", "M", "L"]
+        assert "required" not in add  # a missing size is asked back, not refused
+        reviews = shop.tool("get_reviews")
+        assert reviews is not None
+        assert reviews["annotations"]["readOnly"] is True
+        assert reviews["annotations"]["untrustedContent"] is True
+    finally:
+        browsers.run(shop.close())
+
+
+def test_checkout_tools_have_real_schemas_and_annotations(
+    browsers: BrowserThread, demo_server: DemoServer
+) -> None:
+    async def go() -> ShopPage:
+        return await _page_tools(
+            browsers.browsers["webmcp"], demo_server.url + "/checkout", PAGE_TOOLS["/checkout"]
+        )
+
+    shop = browsers.run(go())
+    try:
+        order = _schema(shop, "place_order")
+        assert order["required"] == ["email", "shipping", "payment"]
+        assert order["properties"]["shipping"]["enum"] == ["standard", "express"]
+        assert order["properties"]["email"]["pattern"]
+        assert order["additionalProperties"] is False
+        assert _annotations(shop, "place_order")["consequential"] is True
+        assert _schema(shop, "apply_coupon")["properties"]["code"]["pattern"] == "^[A-Z0-9]{4,12}$"
+        assert _annotations(shop, "check_payment_status")["readOnly"] is True
+    finally:
+        browsers.run(shop.close())
+
+
+def test_cart_tools_name_the_cart_items_and_are_replaced_when_the_cart_changes(
+    browsers: BrowserThread, demo_server: DemoServer
+) -> None:
+    path = "/cart?items=harbor-mug:1,tidal-tee:M:2"
+
+    async def go() -> tuple[list[str], list[str], list[str]]:
+        shop = await _page_tools(
+            browsers.browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path]
+        )
+        before = _schema(shop, "update_quantity")["properties"]["product_id"]["enum"]
+        # A person removes the mug: the cart tools go away and come back naming only the tee.
+        await shop.page.locator('tr[data-id="harbor-mug"] [data-remove]').click()
+        await shop.until(
+            lambda: (
+                _enum_of(shop, "update_quantity") == ["tidal-tee"]
+                and any(t["name"] == "update_quantity" for t in shop.removed)
+            )
+        )
+        after = _enum_of(shop, "update_quantity")
+        removed = sorted({t["name"] for t in shop.removed})
+        await shop.close()
+        return before, after or [], removed
+
+    before, after, removed = browsers.run(go())
+    assert before == ["harbor-mug", "tidal-tee"]
+    assert after == ["tidal-tee"]
+    assert removed == ["go_to_checkout", "remove_from_cart", "update_quantity", "view_cart"]
+
+
+def _enum_of(shop: ShopPage, name: str) -> list[str] | None:
+    tool = shop.tool(name)
+    if tool is None:
+        return None
+    return list(tool["inputSchema"]["properties"]["product_id"]["enum"])
+
+
+def test_support_iframe_tool_is_seen_by_get_tools_and_cdp(
+    browsers: BrowserThread, demo_server: DemoServer
+) -> None:
+    async def go() -> tuple[list[dict[str, Any]], str | None, dict[str, str]]:
+        shop = await _page_tools(
+            browsers.browsers["webmcp"], demo_server.url + "/", PAGE_TOOLS["/"] | {"ask_support"}
+        )
+        tools = await shop.page.evaluate(
+            """async () => (await document.modelContext.getTools()).map(t => ({
+                name: t.name, inTop: t.window === window, schema: t.inputSchema,
+                frameUrl: t.window && t.window.location.pathname }))"""
+        )
+        tool = shop.tool("ask_support")
+        frames = await shop.frame_ids()
+        await shop.close()
+        return tools, tool["frameId"] if tool else None, frames
+
+    tools, frame_id, frames = browsers.run(go())
+    support = [t for t in tools if t["name"] == "ask_support"]
+    assert len(support) == 1
+    assert support[0]["inTop"] is False
+    assert support[0]["frameUrl"] == "/support-widget"
+    assert support[0]["schema"]["required"] == ["question"]
+    assert frame_id is not None
+    assert frames[frame_id].endswith("/support-widget")
+    assert frame_id != next(iter(frames))
+
+
+def test_order_and_tracking_pages_carry_json_ld(
+    browsers: BrowserThread, demo_server: DemoServer
+) -> None:
+    async def go(path: str) -> list[Any]:
+        shop = await ShopPage.open(browsers.browsers["webmcp"], demo_server.url + path)
+        data = await shop.page.evaluate(
+            """[...document.querySelectorAll('script[type="application/ld+json"]')]
+                .map(s => JSON.parse(s.textContent))"""
+        )
+        await shop.close()
+        return list(data)
+
+    order = browsers.run(go("/order?id=TW-10042"))
+    assert [d["@type"] for d in order] == ["Order"]
+    assert order[0]["orderNumber"] == "TW-10042"
+    assert order[0]["acceptedOffer"][0]["itemOffered"]["name"] == "Tidal Organic Tee"
+    track = browsers.run(go("/track?order=TW-10042"))
+    assert [d["@type"] for d in track] == ["ParcelDelivery"]
+    assert track[0]["partOfOrder"]["orderNumber"] == "TW-10042"
+
+
+def test_the_page_sees_a_timed_out_call_cancelled(
+    browsers: BrowserThread, demo_server: DemoServer
+) -> None:
+    path = "/checkout?items=harbor-mug:1"
+
+    async def go() -> tuple[Report, list[dict[str, Any]], list[dict[str, Any]], str]:
+        shop = await _page_tools(
+            browsers.browsers["webmcp"], demo_server.url + path, {"check_payment_status"}
+        )
+        root = next(iter(await shop.frame_ids()))
+        report = await shop.invoke("check_payment_status", {}, frame_id=root, timeout=0.5)
+        await shop.page.wait_for_function("window.__demo.cancelled.length > 0", timeout=WAIT * 1000)
+        cancelled = await shop.page.evaluate("window.__demo.cancelled")
+        events = await shop.page.evaluate("window.__demo.events")
+        status = await shop.page.locator("#payment-status").text_content()
+        await shop.close()
+        return report, cancelled, events, status or ""
+
+    report, cancelled, events, status = browsers.run(go())
+    assert report.status is None
+    assert report.cancelled_after_timeout == "Canceled"
+    assert [c["tool"] for c in cancelled] == ["check_payment_status"]
+    assert {"type": "toolcancel", "tool": "check_payment_status"} in [
+        {k: e[k] for k in ("type", "tool")} for e in events
+    ]
+    assert status == "Payment check stopped."
+
+
+@pytest.mark.parametrize(
+    ("path", "tool", "args", "problem"),
+    [
+        (
+            "/cart?items=harbor-mug:1",
+            "update_quantity",
+            {"product_id": "harbor-mug", "quantity": 0},
+            "/quantity must be at least 1.",
+        ),
+        (
+            "/checkout?items=harbor-mug:1",
+            "place_order",
+            {"shipping": "standard", "payment": "saved_card"},
+            "/email is required.",
+        ),
+        (
+            "/",
+            "add_to_cart",
+            {"product_id": "harbor-mug", "colour": "red"},
+            "/colour is not a known argument.",
+        ),
+    ],
+)
+def test_tools_refuse_bad_input_that_the_browser_passes_through(
+    browsers: BrowserThread,
+    demo_server: DemoServer,
+    path: str,
+    tool: str,
+    args: dict[str, Any],
+    problem: str,
+) -> None:
+    """Chromium does not check imperative input, so the shop checks it and throws invalid_input."""
+
+    async def go() -> tuple[Report, list[Any]]:
+        shop = await _page_tools(browsers.browsers["webmcp"], demo_server.url + path, {tool})
+        root = next(iter(await shop.frame_ids()))
+        report = await shop.invoke(tool, args, frame_id=root, timeout=WAIT)
+        cart = await shop.page.evaluate("Shop.cart.lines()")
+        await shop.close()
+        return report, list(cart)
+
+    report, cart = browsers.run(go())
+    assert report.status == "Error"
+    assert report.exception_props == {"name": "WebToolError", "code": "invalid_input"}
+    assert code_for(report) == "invalid_input"
+    assert report.exception is not None
+    assert str(report.exception["description"]).startswith(f"WebToolError: {problem}")
+    assert [line["qty"] for line in cart] == [1] * len(cart)  # nothing changed
+
+
+# --------------------------------------------------------------------------- a person, no WebMCP
+PLAIN_PAGES = [
+    "/",
+    "/product?id=tidal-tee",
+    "/cart",
+    "/checkout",
+    "/order",
+    "/track?order=TW-10042",
+    "/returns",
+    "/support-widget",
+    "/nope",
+]
+
+
+@pytest.mark.parametrize("path", PLAIN_PAGES)
+def test_pages_work_without_webmcp_and_without_console_errors(
+    browsers: BrowserThread, demo_server: DemoServer, path: str
+) -> None:
+    async def go() -> tuple[bool, list[str]]:
+        context = await browsers.browsers["plain"].new_context()
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+        await page.goto(demo_server.url + path)
+        has_mc = await page.evaluate("'modelContext' in document")
+        if path != "/nope":
+            for frame in page.frames:
+                await frame.wait_for_function(
+                    "window.__demo && window.__demo.ready", timeout=WAIT * 1000
+                )
+        await context.close()
+        # a 404 page is reported by Chromium as a failed resource load: that one is expected
+        return has_mc, [e for e in errors if not (path == "/nope" and "404" in e)]
+
+    has_mc, errors = browsers.run(go())
+    assert has_mc is False
+    assert errors == []
+
+
+def test_a_person_can_buy_a_tee_without_webmcp(
+    browsers: BrowserThread, demo_server: DemoServer
+) -> None:
+    async def go() -> tuple[str, list[Any], list[str]]:
+        context = await browsers.browsers["plain"].new_context()
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+        await page.goto(demo_server.url + "/")
+        await page.fill("#q", "tee")
+        await page.press("#q", "Enter")
+        await page.locator('.card[data-product="tidal-tee"]').click()
+        await page.wait_for_url("**/product?id=tidal-tee")
+        await page.click('.size[data-size="M"]')
+        await page.click("#add")
+        await page.locator("[data-cart-count]").filter(has_text="1").wait_for()
+        await page.click(".cart-link")
+        await page.wait_for_url("**/cart")
+        await page.click("#checkout-button")
+        await page.wait_for_url("**/checkout")
+        await page.fill("#email", "sam@example.com")
+        await page.click("#place-order")
+        await page.wait_for_url("**/order?id=TW-*")
+        data = await page.evaluate(
+            """[...document.querySelectorAll('script[type="application/ld+json"]')]
+                .map(s => JSON.parse(s.textContent))"""
+        )
+        title = await page.locator("#order-title").text_content()
+        await context.close()
+        return title or "", list(data), errors
+
+    title, data, errors = browsers.run(go())
+    assert title == "Thank you, your order is in"
+    assert data[0]["@type"] == "Order"
+    assert data[0]["acceptedOffer"][0]["itemOffered"]["sku"] == "tidal-tee-M"
+    assert errors == []

@@ -842,7 +842,7 @@ def test_order_and_tracking_pages_carry_json_ld(
 def test_the_page_sees_a_timed_out_call_cancelled(
     browsers: BrowserThread, demo_server: DemoServer
 ) -> None:
-    path = "/checkout?items=harbor-mug:1"
+    path = "/checkout?items=harbor-mug:1&bank=slow"
 
     async def go() -> tuple[Report, list[dict[str, Any]], list[dict[str, Any]], str]:
         shop = await _page_tools(

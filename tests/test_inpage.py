@@ -103,7 +103,7 @@ def site(polyfill: str) -> dict[str, bytes]:
             "<script>window.topReady = document.modelContext.registerTool("
             "{name: 'top_tool', description: 'In the top frame.', execute: () => 'top'})"
             ".then(() => true);</script>"
-            '<iframe id="same" src="/child.html"></iframe>',
+            '<iframe id="same" src="child.html"></iframe>',
             polyfill=polyfill,
         ),
         "/child.html": html(
@@ -122,6 +122,13 @@ def site(polyfill: str) -> dict[str, bytes]:
             " const data = Object.fromEntries(new FormData(e.target));"
             " e.respondWith(Promise.resolve({form: e.target.getAttribute('toolname'), data}));"
             "});</script>",
+            polyfill=polyfill,
+        ),
+        "/odd-forms.html": html(
+            '<form toolname="no_button" tooldescription="Waits, with nothing to press.">'
+            '<input name="q"></form>'
+            '<form toolname="goes_away" tooldescription="Removed while it waits.">'
+            '<input name="q"><button type="submit">Go</button></form>',
             polyfill=polyfill,
         ),
         "/empty.html": html("<h1>no WebMCP here</h1>", polyfill=None),
@@ -145,14 +152,14 @@ def site(polyfill: str) -> dict[str, bytes]:
         ),
         "/cross.html": html(
             "<h1>cross</h1><script>document.body.append(Object.assign("
-            "document.createElement('iframe'), {id: 'cross',"
-            " src: `http://localhost:${location.port}/child.html`}));</script>",
+            "document.createElement('iframe'), {id: 'cross', src: new URL('child.html',"
+            " location.href).href.replace('127.0.0.1', 'localhost')}));</script>",
             polyfill=polyfill,
         ),
         "/fake-cross.html": html(
             "<h1>cross</h1><script>document.body.append(Object.assign("
-            "document.createElement('iframe'), {id: 'cross',"
-            " src: `http://localhost:${location.port}/fake.html`}));</script>",
+            "document.createElement('iframe'), {id: 'cross', src: new URL('fake.html',"
+            " location.href).href.replace('127.0.0.1', 'localhost')}));</script>",
             polyfill=None,
         ),
         # A hand-made ModelContext whose executeTool ignores its AbortSignal.
@@ -526,9 +533,12 @@ async def test_a_renderer_crash_resolves_a_pending_call(
     slow = next(t for t in await backend.list_tools() if t.name == "slow")
     invocation = await backend.invoke(slow, {})
     cdp = await tab.context.new_cdp_session(tab)
-    async with tab.expect_event("crash"):
-        with contextlib.suppress(Exception):  # the renderer dies before it can answer
-            await cdp.send("Page.crash")
+    async with tab.expect_event("crash", timeout=WAIT * 1000):
+        # The renderer dies before it can answer: do not wait for the reply.
+        crash = asyncio.ensure_future(cdp.send("Page.crash"))
+    crash.cancel()
+    with contextlib.suppress(BaseException):
+        await crash
     report = await answer(invocation)
     assert report.status is None
     assert report.protocol_error == "no answer: the page crashed"
@@ -572,7 +582,9 @@ async def test_a_tool_that_unregisters_itself_mid_call(
     # Native Chromium lets the call finish ("late"); the polyfills reject it at once.
     assert report.status == "Error"
     assert report.error_text == "Tool unregistered"
-    await seen.until(lambda: "removes_itself" in {t.name for t in seen.removed})
+    # The removal is reported before the answer lands, as toolsRemoved is over CDP.
+    assert "removes_itself" in {t.name for t in seen.removed}
+    assert "removes_itself" not in {t.name for t in await backend.list_tools()}
 
 
 async def test_a_polyfill_loaded_after_attaching_is_seen_through_its_script_load(
@@ -597,10 +609,10 @@ async def test_attaching_before_navigating_sees_the_tools_of_every_page(
     try:
         await goto(tab, url("/tools.html"), "window.toolsReady")
         await seen.until(lambda: "echo" in {t.name for t in seen.added})
-        assert seen.interrupts == []  # about:blank was never read: nothing to interrupt
+        assert seen.interrupts == [("navigated", "inpage:0", {"url": url("/tools.html")})]
         await goto(tab, url("/other.html"), "window.otherReady")
         await seen.until(lambda: "elsewhere" in {t.name for t in seen.added})
-        assert [k for k, _, _ in seen.interrupts] == ["navigated"]
+        assert [k for k, _, _ in seen.interrupts] == ["navigated", "navigated"]
         assert "echo" in {t.name for t in seen.removed}
     finally:
         await backend.close()
@@ -716,5 +728,59 @@ async def test_declarative_forms_of_the_polyfill_are_marked_and_answer(
         report = await answer(order)
         assert report.output == {"form": "order", "data": {"item": "chair"}}
         assert await order.confirm() is False  # nothing waits any more
+    finally:
+        await backend.close()
+
+
+async def test_declarative_form_failures_come_back_as_wrapped_errors(
+    tab: Page, url: Callable[[str], str]
+) -> None:
+    await goto(tab, url("/forms.html"))
+    await tab.wait_for_function(
+        "document.modelContext.getTools().then(t => t.length === 2)", timeout=WAIT * 1000
+    )
+    backend, _ = await attach(tab)
+    try:
+        tools = {t.name: t for t in await backend.list_tools()}
+        # Browser form validation: native Chromium says "Form validation failed: ..." as is.
+        report = await answer(await backend.invoke(tools["search"], {}))
+        assert report.status == "Error"
+        assert report.error_text == f"{FAILED_PREFIX}: Form validation failed: q: " + (
+            await tab.evaluate("document.querySelector('input[name=q]').validationMessage")
+        )
+        # The page resets a waiting form: native Chromium reports Canceled; the polyfills fail.
+        order = await backend.invoke(tools["order"], {"item": "desk"})
+        assert order.waiting is not None
+        await asyncio.wait_for(asyncio.shield(order.waiting), WAIT)
+        await tab.evaluate("document.querySelector('form[toolname=order]').reset()")
+        report = await answer(order)
+        assert report.status == "Error"
+        assert report.error_text == f"{FAILED_PREFIX}: Tool execution cancelled by form reset"
+    finally:
+        await backend.close()
+
+
+async def test_a_waiting_form_that_goes_away_or_has_no_button(
+    tab: Page, url: Callable[[str], str]
+) -> None:
+    await goto(tab, url("/odd-forms.html"))
+    await tab.wait_for_function(
+        "document.modelContext.getTools().then(t => t.length === 2)", timeout=WAIT * 1000
+    )
+    backend, seen = await attach(tab)
+    try:
+        tools = {t.name: t for t in await backend.list_tools()}
+        report = await answer(await backend.invoke(tools["no_button"], {"q": "x"}))
+        assert report.status == "Error"
+        assert report.error_text == (
+            f"{FAILED_PREFIX}: A declarative form without toolautosubmit requires a submit button"
+        )
+        waiting = await backend.invoke(tools["goes_away"], {"q": "x"})
+        assert waiting.waiting is not None
+        await asyncio.wait_for(asyncio.shield(waiting.waiting), WAIT)
+        await tab.evaluate("document.querySelector('form[toolname=goes_away]').remove()")
+        report = await answer(waiting)
+        assert (report.status, report.error_text) == ("Error", "Tool unregistered")
+        assert "goes_away" in {t.name for t in seen.removed}  # reported before the answer
     finally:
         await backend.close()

@@ -61,12 +61,10 @@ if (location.hash === "#late") {
   setTimeout(() => mc.registerTool({name: "late", description: "Comes later.",
     execute: async () => "here"}), 300);
 }
-if (location.hash === "#fleeting") {
-  const gone = new AbortController();
-  mc.registerTool({name: "fleeting", description: "Goes away.", execute: async () => "bye"},
-    {signal: gone.signal});
-  setTimeout(() => gone.abort(), 300);
-}
+const gone = new AbortController();
+mc.registerTool({name: "fleeting", description: "Goes away when asked.",
+  execute: async () => "bye"}, {signal: gone.signal});
+window.dropFleeting = () => setTimeout(() => gone.abort(), 200);
 document.querySelector("form").addEventListener("submit", (e) => {
   e.preventDefault();
   if (e.agentInvoked) e.respondWith(Promise.resolve({subscribed: e.target.email.value}));
@@ -120,16 +118,8 @@ def test_a_timed_out_tool_is_cancelled_in_the_page(page, webmcp, site):
 """
 
 
-def test_a_user_test_file_without_conftest_calls_tools_and_gets_coded_results(
-    pytester: pytest.Pytester,
-) -> None:
-    suite(pytester, USER_FILE)
-    assert not list(pytester.path.rglob("conftest.py"))
-    result = run(pytester)
-    result.assert_outcomes(passed=4)
-
-
 FIXTURE_FILE = """
+
 from webmcp_harness.errors import SessionClosedError
 from webmcp_harness.sync_api import WebMCPSession
 
@@ -153,15 +143,17 @@ def test_the_demo_shop_is_served(page, webmcp, webmcp_demo_url):
     assert webmcp_demo_url.startswith("http://127.0.0.1:")
     page.goto(webmcp_demo_url)
     expect(webmcp).to_have_tool("get_product")
+    expect(webmcp.call("get_product", {"product_id": "beacon-lantern"})).to_succeed()
 """
 
 
-def test_the_webmcp_fixture_is_page_s_session_closed_after_each_test(
+def test_a_user_test_file_without_conftest_gets_the_fixture_and_coded_results(
     pytester: pytest.Pytester,
 ) -> None:
-    suite(pytester, FIXTURE_FILE)
+    suite(pytester, USER_FILE + FIXTURE_FILE)
+    assert not list(pytester.path.rglob("conftest.py"))
     result = run(pytester)
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=7)
 
 
 # -- launching -------------------------------------------------------------------------------
@@ -291,7 +283,7 @@ def test_the_options_set_timeout_confirm_browser_path_and_backend(
 
 
 def test_the_options_are_one_group_in_help(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--help")
+    result = pytester.runpytest("-p", "no:asyncio", "--help")
     result.stdout.fnmatch_lines(
         [
             "WebMCP (webmcp-harness):",
@@ -318,7 +310,7 @@ def test_a_bad_option_value_is_a_usage_error(
     pytester: pytest.Pytester, option: str, message: str
 ) -> None:
     pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
-    result = pytester.runpytest(option)
+    result = pytester.runpytest("-p", "no:asyncio", option)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
 
@@ -398,8 +390,9 @@ def test_to_have_tool_waits_for_the_tool(page, webmcp, site):
 
 
 def test_not_to_have_tool_waits_for_the_tool_to_go(page, webmcp, site):
-    page.goto(site + "#fleeting")
+    page.goto(site)
     expect(webmcp).to_have_tool("fleeting")
+    page.evaluate("dropFleeting()")
     expect(webmcp).not_to_have_tool("fleeting")
 
 
@@ -470,10 +463,10 @@ def test_each_assertion_passes_and_fails_with_the_call_record_at_the_user_s_line
             "E*expected the result not to succeed, got 'success'",
             "*_ test_to_have_tool_fails_after_its_timeout*",
             '>*expect(webmcp).to_have_tool("late", timeout=0.3)  # user line',
-            "E*expected a tool 'late' within 0.3 s; the page has: boom, echo, hang, subscribe (*",
+            "E*expected a tool 'late' within 0.3 s; the page has: boom, echo, fleeting, hang, subscribe (*",
             "*_ test_not_to_have_tool_fails_after_its_timeout*",
             '>*expect(webmcp).not_to_have_tool("echo", timeout=0.3)  # user line',
-            "E*expected no tool 'echo' within 0.3 s; the page has: boom, echo, hang, subscribe (*",
+            "E*expected no tool 'echo' within 0.3 s; the page has: boom, echo, fleeting, hang, subscribe (*",
         ]
     )
     assert "assertions.py" not in out.str()

@@ -160,7 +160,12 @@
       inputSchema: { type: "object", properties: {}, additionalProperties: false },
       annotations: { readOnlyHint: true },
       execute: function (input, client) {
-        // The demo bank never answers: the call only ends when it is cancelled.
+        if (new URLSearchParams(location.search).get("bank") !== "slow") {
+          paymentStatus.textContent = "The bank cleared the payment.";
+          return Promise.resolve({ status: "cleared", checked_at: new Date().toISOString() });
+        }
+        // /checkout?bank=slow: the bank is down and never answers, so the call only ends when
+        // it is cancelled (the timeout scenario).
         var dots = 0;
         paymentStatus.textContent = "Checking the payment with the bank…";
         var timer = setInterval(function () {

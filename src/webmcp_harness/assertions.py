@@ -73,6 +73,10 @@ def _describe(result: Mapping[str, Any], record: CallRecord | None) -> str:
     ]
     if record.events:
         lines.append(f"  events:  {_dump([e.to_dict() for e in record.events])}")
+    if record.pending:
+        lines.append("  pending: the page has not answered yet")
+    if record.late_answer is not None:
+        lines.append(f"  late:    {_dump(record.late_answer)}")
     if record.note:
         lines.append(f"  note:    {record.note}")
     return "\n".join(lines)

@@ -255,8 +255,8 @@ def call(
 
     async def body() -> tuple[dict[str, Any], dict[str, Any]]:
         async with open_page(url, options) as session:
-            if session.backend.name == "cdp":
-                await session.wait_for_tool(tool, timeout=min(options.timeout, 5.0))
+            # Tools may register after the load event, through a polyfill too: wait a little.
+            await session.wait_for_tool(tool, timeout=min(options.timeout, 5.0))
             result = await session.call(tool, args, frame=frame, confirm=confirm)
             return dict(result), session.records[-1].to_dict()
 
@@ -286,7 +286,8 @@ def demo(port: int) -> None:
         server = serve_demo(port=port)
     except OSError as exc:
         raise click.UsageError(f"cannot serve on port {port}: {exc.strerror or exc}") from None
-    click.echo(server.url, err=False)
+    click.echo(server.url)
+    sys.stdout.flush()
     err.print("Serving the demo shop; press Ctrl-C to stop.")
     try:
         server.wait()

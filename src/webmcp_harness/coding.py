@@ -56,6 +56,12 @@ def _canceled(report: BrowserReport) -> ToolResult:
     return tool_error(ToolErrorCode.CANCELLED, text or "The call was cancelled in the page.")
 
 
+# @mcp-b/webmcp-polyfill puts this in front of every thrown error's message (docs/polyfills.md).
+_POLYFILL_PREFIX = (
+    "Tool was executed but the invocation failed. For example, the script function threw an error: "
+)
+
+
 def _thrown(exc: dict[str, Any]) -> ToolResult:
     """A thrown value: its own code, an AbortError, or a plain failure."""
     code = exc.get("code")
@@ -67,7 +73,7 @@ def _thrown(exc: dict[str, Any]) -> ToolResult:
         else:
             description = str(exc.get("description") or exc.get("className") or "")
             message = description.split("\n    at ")[0]
-    message = str(message)
+    message = str(message).removeprefix(_POLYFILL_PREFIX)
     if isinstance(code, str) and code in _CODES:
         return tool_error(code, message)
     coded = tool_error_code({"content": [{"type": "text", "text": message}]})
@@ -79,7 +85,7 @@ def _thrown(exc: dict[str, Any]) -> ToolResult:
 
 
 def _error(report: BrowserReport) -> ToolResult:
-    text = report.error_text or ""
+    text = (report.error_text or "").removeprefix(_POLYFILL_PREFIX)
     for needle, code in _ERROR_TEXTS:
         if text.startswith(needle):
             if code is ToolErrorCode.FAILED and report.exception:
@@ -90,12 +96,20 @@ def _error(report: BrowserReport) -> ToolResult:
     return tool_error(ToolErrorCode.FAILED, text or "The tool failed without a message.")
 
 
+def _no_answer(report: BrowserReport) -> ToolResult:
+    """The page went away before it could answer (the in-page backend says why)."""
+    why = report.protocol_error or "the page could not answer"
+    return tool_error(ToolErrorCode.INTERRUPTED, f"No answer: {why.removeprefix('no answer: ')}.")
+
+
 _BY_STATUS = {"Completed": _completed, "Canceled": _canceled, "Error": _error}
 
 
 def code_report(report: BrowserReport) -> ToolResult:
     """The coded result for a call the browser answered."""
-    handler = _BY_STATUS.get(report.status or "")
+    if report.status is None:
+        return _no_answer(report)
+    handler = _BY_STATUS.get(report.status)
     if handler is None:
         return tool_error(
             ToolErrorCode.FAILED, f"The browser answered with an unknown status {report.status!r}."

@@ -17,6 +17,7 @@ from enum import Enum
 from typing import ClassVar
 
 __all__ = [
+    "AttachError",
     "BrowserNotFoundError",
     "Error",
     "SessionClosedError",
@@ -123,6 +124,12 @@ class WebMCPUnavailableError(Error):
     """The browser or page offers no WebMCP at all (no `document.modelContext`)."""
 
     default_message = "WebMCP is not available in this browser or page."
+
+
+class AttachError(Error):
+    """The harness could not start watching a page (it, or the browser, did not answer)."""
+
+    default_message = "Could not attach to the page."
 
 
 class UsageError(Error):

@@ -2,24 +2,29 @@
 
 Installing the package is all it takes (entry point ``pytest11``, name ``webmcp``)::
 
-    def test_checkout(page, webmcp, webmcp_demo_url):
+    from webmcp_harness import expect
+
+    def test_product(page, webmcp, webmcp_demo_url):
         page.goto(webmcp_demo_url)
-        expect(webmcp).to_have_tool("add_to_cart")
-        expect(webmcp.call("add_to_cart", {"sku": "kettle"})).to_succeed()
+        expect(webmcp).to_have_tool("get_product")
+        expect(webmcp.call("get_product", {"product_id": "beacon-lantern"})).to_succeed()
 
 The plugin adds WebMCP's switches (and the Chromium `find_browser` picks) to whatever
 ``browser_type_launch_args`` gives, a user's override included; it replaces no fixture.
 
-Async tests (pytest-playwright-asyncio): there is no async fixture. That plugin cannot be loaded
-beside pytest-playwright (run it with ``-p no:playwright``), and a fixture for it would need
-pytest-asyncio as well; the core is already one call, so attach in your own fixture::
+Async tests (pytest-playwright-asyncio): there is no async fixture, on purpose. That plugin
+refuses to load beside pytest-playwright, which this package needs (so it runs with
+``-p no:playwright``), and a fixture for it would need pytest-asyncio too. The core is one call
+either way, so attach in your own fixture::
 
     @pytest_asyncio.fixture
     async def webmcp(page):
         async with await webmcp_harness.WebMCPSession.attach(page) as session:
             yield session
 
-The launch switches still apply there, and ``expect(session)`` has awaitable assertions.
+The launch-args hook goes by the fixture's name, so it extends that plugin's
+``browser_type_launch_args`` too (not tested here), and ``expect(session)`` gives awaitable
+assertions for an async session.
 """
 
 from __future__ import annotations
@@ -29,21 +34,29 @@ import math
 import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import pytest
 
+from ._pw import is_sync
 from .browser import BROWSER_ENV, WEBMCP_FEATURES, find_browser, launch_args
 from .errors import BrowserNotFoundError, WebMCPUnavailableError
 from .records import CallRecord
 from .session import DEFAULT_TIMEOUT, BackendChoice
 from .sync_api import WebMCPSession
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
 __all__ = ["webmcp", "webmcp_demo_url"]
 
 BACKENDS = ("auto", "cdp", "inpage")
 LAST_CALLS = 5
 CALLS_FILE = "webmcp-calls.json"
+ASYNC_PAGE = (
+    "The webmcp fixture drives pytest-playwright's sync page; with an async page, attach in "
+    "your own async fixture: `await webmcp_harness.WebMCPSession.attach(page)`."
+)
 
 
 class _Settings(NamedTuple):
@@ -244,7 +257,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.fixture
 def webmcp(
-    request: pytest.FixtureRequest, browser_name: str, page: Any, output_path: str
+    request: pytest.FixtureRequest, browser_name: str, page: Page, output_path: str
 ) -> Iterator[WebMCPSession]:
     """The sync `WebMCPSession` of `page`, attached before the test navigates, closed after it.
 
@@ -254,16 +267,23 @@ def webmcp(
     """
     if browser_name != "chromium":
         pytest.skip(f"WebMCP needs Chromium; this run uses {browser_name}.")
+    if not is_sync(page):
+        pytest.fail(ASYNC_PAGE, pytrace=False)
     settings = _settings(request)
     backend = cast(BackendChoice, "cdp" if settings.backend == "auto" else settings.backend)
     reason = _missing_webmcp(request.config, page) if backend == "cdp" else None
     if reason is None:
-        try:
+        try:  # attach bounds its own setup by timeout: a short call timeout must not fail it
             session = WebMCPSession.attach(
-                page, timeout=settings.timeout, confirm=settings.confirm, backend=backend
+                page,
+                timeout=max(settings.timeout, DEFAULT_TIMEOUT),
+                confirm=settings.confirm,
+                backend=backend,
             )
         except WebMCPUnavailableError as exc:
             reason = exc.message
+        else:
+            session.core.timeout = settings.timeout
     if reason is not None:
         reason += " (For a page with a WebMCP polyfill: --webmcp-backend=inpage.)"
         if settings.backend == "auto":
@@ -274,7 +294,7 @@ def webmcp(
     session.close()
 
 
-def _missing_webmcp(config: pytest.Config, page: Any) -> str | None:
+def _missing_webmcp(config: pytest.Config, page: Page) -> str | None:
     """Why page's browser has no `document.modelContext`; None when it has one.
 
     Asked once per browser, on a secure page that a route serves: the DevTools domain is there

@@ -13,10 +13,10 @@ from ._backends.base import Backend, BackendError, Invocation
 from ._backends.cdp import CdpBackend
 from ._pw import as_async
 from .coding import code_report
-from .errors import SessionClosedError, UsageError, WebMCPUnavailableError
+from .errors import AttachError, SessionClosedError, UsageError, WebMCPUnavailableError
 from .records import CallRecord, Tool
 from .results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
-from .schema import validate_args
+from .schema import validate_args, validator_for
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -28,7 +28,11 @@ DEFAULT_TIMEOUT = 30.0
 BackendChoice = Literal["auto", "cdp", "inpage"]
 _REMOVAL_GRACE = 0.5  # after a tool is removed mid-call, how long to wait for its last answer
 _CANCEL_WAIT = 2.0  # how long cancelling in the page may take after a timeout
+_ATTACH_WAIT = 30.0  # attaching may take this long even when calls have a shorter timeout
+_ABANDONED_START = 30.0  # how long a call that already returned waits for its invokeTool reply
+_DETECT_WAIT = 5.0  # how long asking the page which WebMCP it has may take
 _QUOTE = 300
+_VALIDATORS_KEPT = 4096
 
 
 _LIVE: weakref.WeakSet[WebMCPSession] = weakref.WeakSet()
@@ -72,6 +76,11 @@ class WebMCPSession:
         self._closed = False
         self._gone: str | None = None
         self._open_calls: dict[int, Invocation] = {}
+        self._auto = False  # may move to the in-page backend when the page has a polyfill
+        self._native_urls: set[str] = set()
+        self._implementation: str | None = "unknown"
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._validators: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, validator)
         _LIVE.add(self)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -92,15 +101,17 @@ class WebMCPSession:
         chosen: Backend
         chosen = _inpage(async_page) if backend == "inpage" else _cdp(async_page)
         session = cls(async_page, chosen, timeout=timeout, confirm=confirm)
+        session._auto = backend == "auto"
+        limit = max(timeout, _ATTACH_WAIT)
         try:
-            await asyncio.wait_for(chosen.open(session._tools_changed, session._interrupt), timeout)
+            await _open(chosen, session, limit)
         except WebMCPUnavailableError:
             if backend != "auto":
                 raise
             await chosen.close()
             chosen = _inpage(async_page)
             session.backend = chosen
-            await asyncio.wait_for(chosen.open(session._tools_changed, session._interrupt), timeout)
+            await _open(chosen, session, limit)
         return session
 
     async def close(self) -> None:
@@ -123,7 +134,51 @@ class WebMCPSession:
         """Every tool in the page and its frames, as of now."""
         self._check_open()
         await self._sync()
-        return await self.backend.list_tools()
+        found = await self.backend.list_tools()
+        if not found:
+            # the probe takes round trips, during which tools may arrive: list them again after
+            await self._use_polyfill_backend()
+            found = await self.backend.list_tools()
+        return found
+
+    async def _use_polyfill_backend(self) -> bool:
+        """In auto mode, move to the in-page backend when a script object is the modelContext.
+
+        Chromium answers `WebMCP.enable` even with the feature off, so the only sure sign of a
+        polyfilled page is the page itself. Asked only while the native registry is empty.
+        """
+        if not self._auto or self.backend.name != "cdp" or self._gone:
+            return False
+        url = self._url()
+        if url in self._native_urls:
+            return False
+        self._implementation = await self._ask_page()
+        if self._implementation in ("native", "@mcp-b/global+native"):
+            self._native_urls.add(url)
+            return False
+        if self._implementation in (None, "unknown"):
+            return False
+        chosen = _inpage(self.page)
+        try:
+            await asyncio.wait_for(chosen.open(self._tools_changed, self._interrupt), self.timeout)
+        except (BackendError, asyncio.TimeoutError):
+            await chosen.close()  # the page is going away or busy: stay, ask again next time
+            return False
+        old, self.backend = self.backend, chosen
+        await old.close()
+        self._auto = False
+        return True
+
+    async def _ask_page(self) -> str | None:
+        """detect_implementation, or "unknown" when the page does not answer in time."""
+        from ._backends.inpage import detect_implementation
+
+        try:
+            return await asyncio.wait_for(
+                detect_implementation(self.page, timeout=2 * _DETECT_WAIT), _DETECT_WAIT
+            )
+        except asyncio.TimeoutError:
+            return "unknown"
 
     async def wait_for_tool(self, name: str, *, timeout: float | None = None) -> Tool | None:
         """The tool called name once it is registered; None if it is not there in time."""
@@ -227,19 +282,30 @@ class WebMCPSession:
         deadline = time.monotonic() + limit
         if self._gone:
             return tool_error(ToolErrorCode.INTERRUPTED, f"The page is {self._gone}.")
-        tools = await self.backend.list_tools()
-        tool = self._find(tools, name, frame)
+        quick = getattr(self.backend, "main_frame_tool", None) if frame is None else None
+        tool = quick(name) if quick is not None else None
+        if tool is None:
+            tools = await self.backend.list_tools()
+            tool = self._find(tools, name, frame)
         if tool is None:
             await self._sync()
             tools = await self.backend.list_tools()
             tool = self._find(tools, name, frame)
+        if tool is None and not tools:
+            await self._use_polyfill_backend()  # round trips: list again after, whatever it says
+            tools = await self.backend.list_tools()
+            tool = self._find(tools, name, frame)
         if tool is None:
+            # No tools at all: say whether the page has a document.modelContext (auto mode on the
+            # CDP backend has just asked).
+            if not tools and not self._gone and not (self._auto and self.backend.name == "cdp"):
+                self._implementation = await self._ask_page()
             return self._unavailable(name, frame, tools)
         record.frame_id, record.frame_url = tool.frame_id, tool.frame_url
         record.backend, record.declarative = tool.backend, tool.declarative
         if not isinstance(args, dict):
             return tool_error(ToolErrorCode.INVALID_INPUT, validate_args(None, args) or "bad input")
-        if validate:
+        if validate and not self._fits(tool.input_schema, args):
             problem = validate_args(tool.input_schema, args)
             if problem:
                 return tool_error(ToolErrorCode.INVALID_INPUT, f"{name}: {problem}")
@@ -248,15 +314,40 @@ class WebMCPSession:
         inv: Invocation | None = None
         try:
             t0 = time.perf_counter()
+            # Chromium may never answer an invokeTool sent while the frame is navigating: watch
+            # for the interruption while the invocation is being started, too.
+            invoking = asyncio.ensure_future(self.backend.invoke(tool, args))
             try:
-                inv = await asyncio.wait_for(self.backend.invoke(tool, args), _left(deadline))
+                await _first((invoking, watch.interrupted), _left(deadline))
+            except asyncio.CancelledError:
+                invoking.cancel()
+                raise
+            if not invoking.done():
+                if watch.interrupted.done():
+                    self._when_started(record, invoking, cancel=False)
+                    why = watch.interrupted.result()
+                    return tool_error(
+                        ToolErrorCode.INTERRUPTED, f"{why} during the call; check the page."
+                    )
+                record.event("timeout", afterS=limit)
+                self._when_started(record, invoking, cancel=True)
+                return self._timed_out(limit)
+            try:
+                inv = invoking.result()
             except BackendError as exc:
                 record.browser = exc.report
                 if "not found" in str(exc).lower():
                     return self._unavailable(name, frame, await self.backend.list_tools())
+                if watch.interrupted.done() or self._gone or _target_gone(str(exc)):
+                    why = (
+                        watch.interrupted.result()
+                        if watch.interrupted.done()
+                        else _INTERRUPTIONS[self._gone or "closed"]
+                    )
+                    return tool_error(
+                        ToolErrorCode.INTERRUPTED, f"{why} during the call; check the page."
+                    )
                 return tool_error(ToolErrorCode.FAILED, f"The browser refused the call: {exc}")
-            except asyncio.TimeoutError:
-                return self._timed_out(limit)
             record.browser.invocation_id = inv.id
             record.timings["invokeMs"] = (time.perf_counter() - t0) * 1000
             return await self._await_answer(record, watch, inv, deadline, limit, confirm)
@@ -280,29 +371,28 @@ class WebMCPSession:
         act_as_person = self.confirm if confirm is None else confirm
         waiting = inv.waiting
         while True:
-            watched: set[asyncio.Future[Any]] = {inv.answered, watch.interrupted, watch.removed}
-            if waiting is not None and not waiting.done():
-                watched.add(waiting)
-            done, _ = await asyncio.wait(
-                watched, timeout=_left(deadline), return_when=asyncio.FIRST_COMPLETED
-            )
-            if inv.answered in done:
+            if waiting is None:
+                await _first((inv.answered, watch.interrupted, watch.removed), _left(deadline))
+            else:
+                await _first(
+                    (inv.answered, watch.interrupted, watch.removed, waiting), _left(deadline)
+                )
+            if inv.answered.done():
                 report = inv.answered.result()
                 record.browser = report
-                if watch.removed.done():
-                    return self._changed(record, watch.tool.name, report_result=code_report(report))
                 if watch.interrupted.done():
                     return self._interrupted(record, inv, watch.interrupted.result())
+                if watch.removed.done():
+                    return self._changed(record, watch.tool.name, report_result=code_report(report))
                 return code_report(report)
-            if watch.interrupted in done:
+            if watch.interrupted.done():
                 return self._interrupted(record, inv, watch.interrupted.result())
-            if watch.removed in done:
-                watched = {inv.answered, watch.interrupted}
-                await asyncio.wait(
-                    watched,
-                    timeout=min(_REMOVAL_GRACE, _left(deadline)),
-                    return_when=asyncio.FIRST_COMPLETED,
+            if watch.removed.done():
+                await _first(
+                    (inv.answered, watch.interrupted), min(_REMOVAL_GRACE, _left(deadline))
                 )
+                if watch.interrupted.done():
+                    return self._interrupted(record, inv, watch.interrupted.result())
                 answer = None
                 if inv.answered.done():
                     record.browser = inv.answered.result()
@@ -310,7 +400,7 @@ class WebMCPSession:
                 else:
                     self._keep_late_answer(record, inv)
                 return self._changed(record, watch.tool.name, report_result=answer)
-            if waiting is not None and waiting in done:
+            if waiting is not None and waiting.done():
                 record.event("waitingForPerson")
                 if act_as_person:
                     record.event("confirmedAsPerson")
@@ -336,6 +426,29 @@ class WebMCPSession:
             else:
                 self._keep_late_answer(record, inv)
             return self._timed_out(limit)
+
+    def _when_started(
+        self, record: CallRecord, invoking: asyncio.Future[Invocation], *, cancel: bool
+    ) -> None:
+        """A call returned before the browser took it: once it does, cancel it or keep its answer."""
+
+        # a start the browser never answers (seen mid-navigation) is given up after a while
+        give_up = asyncio.get_running_loop().call_later(_ABANDONED_START, invoking.cancel)
+
+        def started(future: asyncio.Future[Invocation]) -> None:
+            give_up.cancel()
+            if future.cancelled() or future.exception() is not None:
+                return
+            inv = future.result()
+            record.browser.invocation_id = inv.id
+            self._keep_late_answer(record, inv)
+            if cancel:
+                record.event("cancelledInPage")
+                task = asyncio.ensure_future(_bounded(inv.cancel(), _CANCEL_WAIT))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+        invoking.add_done_callback(started)
 
     def _keep_late_answer(self, record: CallRecord, inv: Invocation) -> None:
         """An answer that comes after the call returned still lands in the record."""
@@ -388,6 +501,13 @@ class WebMCPSession:
         there = ", ".join(names) if names else "none"
         if not names and self._gone:
             return tool_error(ToolErrorCode.INTERRUPTED, f"The page is {self._gone}.")
+        if not names and self._implementation is None:
+            return tool_error(
+                ToolErrorCode.UNAVAILABLE,
+                f'No tool "{name}": this page ({self._url()}) has no document.modelContext. '
+                "WebMCP needs Chromium 146+ with --enable-features=WebMCP and a secure page "
+                "(https, or http on localhost), or a page that loads a WebMCP polyfill.",
+            )
         return tool_error(
             ToolErrorCode.UNAVAILABLE,
             f'No tool "{name}"{where} right now ({self._url()}). Tools here: {there}.',
@@ -417,6 +537,21 @@ class WebMCPSession:
         return tool_error(ToolErrorCode.INTERRUPTED, message + ". Check the page, then retry.")
 
     # -- helpers ---------------------------------------------------------------------------
+    def _fits(self, schema: Any, args: dict[str, Any]) -> bool:
+        """Whether args fit schema; the validator is found once per schema object, not per call."""
+        if not isinstance(schema, dict):
+            return True
+        entry = self._validators.get(id(schema))
+        if entry is None or entry[0] is not schema:
+            if len(self._validators) >= _VALIDATORS_KEPT:
+                self._validators.clear()
+            entry = (schema, validator_for(schema))
+            self._validators[id(schema)] = entry
+        validator = entry[1]
+        if isinstance(validator, str):
+            return True  # a broken schema is not held against the caller (validate_args agrees)
+        return bool(validator.is_valid(args))
+
     def _find(self, tools: list[Tool], name: str, frame: str | None) -> Tool | None:
         matches = [t for t in tools if t.name == name]
         if frame is not None:
@@ -458,6 +593,20 @@ _INTERRUPTIONS = {
 }
 
 
+async def _open(backend: Backend, session: WebMCPSession, limit: float) -> None:
+    """Open backend for session, bounded; a page that does not let us in is a clear error."""
+    try:
+        await asyncio.wait_for(backend.open(session._tools_changed, session._interrupt), limit)
+    except asyncio.TimeoutError:
+        await backend.close()
+        raise AttachError(
+            f"Could not attach to the page in {limit:g} s: it, or the browser, does not answer."
+        ) from None
+    except BackendError as exc:
+        await backend.close()
+        raise AttachError(f"Could not attach to the page: {exc}") from exc
+
+
 def _cdp(page: Page) -> Backend:
     backend: Backend = CdpBackend(page)
     return backend
@@ -470,9 +619,41 @@ def _inpage(page: Page) -> Backend:
     return backend
 
 
+_GONE_TEXTS = ("target closed", "has been closed", "session closed", "crashed", "disconnected")
+
+
+def _target_gone(message: str) -> bool:
+    """Whether a protocol error says the page, its session or the browser went away."""
+    lowered = message.lower()
+    return any(text in lowered for text in _GONE_TEXTS)
+
+
 def _check_timeout(timeout: Any) -> None:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
+
+
+async def _first(futures: tuple[asyncio.Future[Any], ...], timeout: float) -> None:
+    """Return once any of futures is done, or after timeout (asyncio.wait, without its sets)."""
+    for future in futures:
+        if future.done():
+            return
+    loop = asyncio.get_running_loop()
+    woken: asyncio.Future[None] = loop.create_future()
+
+    def wake(_: Any = None) -> None:
+        if not woken.done():
+            woken.set_result(None)
+
+    timer = loop.call_later(timeout, wake)
+    for future in futures:
+        future.add_done_callback(wake)
+    try:
+        await woken
+    finally:
+        timer.cancel()
+        for future in futures:
+            future.remove_done_callback(wake)
 
 
 def _left(deadline: float) -> float:

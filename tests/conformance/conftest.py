@@ -29,7 +29,7 @@ def _chromium_path() -> str | None:
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {
+    extensions_map = {  # noqa: RUF012 (typeshed declares it an instance variable)
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".html": "text/html; charset=utf-8",
     }

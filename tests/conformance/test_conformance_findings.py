@@ -24,6 +24,7 @@ PAGE = "http://127.0.0.1:1/"
 # Section ids of https://webmachinelearning.github.io/webmcp/ (the published spec, June 2026).
 SPEC_ANCHORS = {
     "api",
+    "declarative-api",
     "document-extension",
     "dom-document-modelcontext",
     "dom-modelcontexttool-description",
@@ -41,8 +42,10 @@ SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
 def test_check_ids_are_stable_dotted_names_in_known_families() -> None:
     for check_id, check in CHECKS.items():
         assert re.fullmatch(r"[a-z]+\.[a-z]+(-[a-z]+)*", check_id), check_id
-        assert check.id == check_id and check.family == check_id.split(".")[0]
-        assert check.title and check.scope in ("page", "tool")
+        assert check.id == check_id
+        assert check.family == check_id.split(".")[0]
+        assert check.title
+        assert check.scope in ("page", "tool")
     assert {c.family for c in CHECKS.values()} == {
         "discovery",
         "metadata",
@@ -52,7 +55,7 @@ def test_check_ids_are_stable_dotted_names_in_known_families() -> None:
     }
 
 
-def test_every_rule_links_a_spec_section_or_names_a_seed_or_design_file() -> None:
+def test_every_rule_links_a_spec_section_or_names_a_seed() -> None:
     for check in CHECKS.values():
         if check.rule.startswith(SPEC_URL):
             assert check.rule.split("#", 1)[1] in SPEC_ANCHORS, check.id
@@ -61,7 +64,7 @@ def test_every_rule_links_a_spec_section_or_names_a_seed_or_design_file() -> Non
             if SEEDS.is_dir():
                 assert (SEEDS / check.rule.split("/", 1)[1]).is_file(), check.rule
         else:
-            assert check.rule.startswith("https://github.com/webmachinelearning/webmcp/"), check.id
+            raise AssertionError(f"{check.id}: {check.rule}")
 
 
 def test_checks_can_be_listed_by_family() -> None:
@@ -81,8 +84,10 @@ def test_an_unknown_check_id_is_refused_with_the_known_ones() -> None:
 
 
 def test_errors_fail_a_run_and_warnings_only_when_strict() -> None:
-    assert Severity.ERROR.fails() and Severity.ERROR.fails(strict=True)
-    assert not Severity.WARNING.fails() and Severity.WARNING.fails(strict=True)
+    assert Severity.ERROR.fails()
+    assert Severity.ERROR.fails(strict=True)
+    assert not Severity.WARNING.fails()
+    assert Severity.WARNING.fails(strict=True)
     assert not Severity.INFO.fails(strict=True)
     assert sorted(Severity, key=lambda s: s.rank) == [
         Severity.ERROR,
@@ -95,7 +100,8 @@ def test_a_finding_takes_its_severity_and_rule_from_the_registry_unless_told() -
     found = Finding.make("metadata.name-valid", "Fix it", page=PAGE, tool="t", frame="")
     assert found.severity is Severity.ERROR
     assert found.rule == f"{SPEC_URL}#tool-definition-name"
-    assert found.frame is None and found.family == "metadata"
+    assert found.frame is None
+    assert found.family == "metadata"
     softer = Finding.make("metadata.name-valid", "Fix it", page=PAGE, severity=Severity.INFO)
     assert softer.severity is Severity.INFO
     assert found.to_dict() == {
@@ -133,10 +139,12 @@ def test_collectors_merge_without_duplicates_and_keep_pages_apart() -> None:
     other.ran("metadata.name-valid", "a")
     first.extend(second)
     first.extend(other)
-    assert len(first.targets) == 3 and len(first.findings) == 1
+    assert len(first.targets) == 3
+    assert len(first.findings) == 1
 
 
 def test_excerpts_are_short_flat_and_quoted() -> None:
     assert excerpt("a  b\nc") == "“a b c”"
     long = excerpt("x" * 1_000_000, 20)
-    assert len(long) == 22 and long.endswith("…”")
+    assert len(long) == 22
+    assert long.endswith("…”")

@@ -64,8 +64,10 @@ def test_a_control_without_description_or_label_is_flagged() -> None:
         page=PAGE,
     )
     assert ids(found) == ["form.params-described"]
-    assert "“q”" in found[0].message and "“r”" not in found[0].message
-    assert found[0].tool == "book" and found[0].severity is Severity.WARNING
+    assert "“q”" in found[0].message
+    assert "“r”" not in found[0].message
+    assert found[0].tool == "book"
+    assert found[0].severity is Severity.WARNING
 
 
 def test_a_schema_description_counts_as_described() -> None:
@@ -121,7 +123,8 @@ def test_controls_missing_from_the_schema_and_properties_without_controls_are_fl
     )
     assert ids(found) == ["form.controls-in-schema", "form.controls-in-schema"]
     text = " ".join(f.message for f in found)
-    assert "ghost_control" in text and "phantom" in text
+    assert "ghost_control" in text
+    assert "phantom" in text
 
 
 def test_controls_the_browser_leaves_out_on_purpose_are_not_flagged() -> None:
@@ -247,7 +250,17 @@ def test_broken_input_is_tolerated() -> None:
     assert check_form(odd, None, page=PAGE, tool="t") == []
     odd = {"controls": [1, None, {"name": 3}], "submitButtons": "x", "autosubmit": True}
     assert check_form(odd, {"properties": []}, page=PAGE) == []
-    assert ids(check_form({}, {}, page=PAGE)) == ["form.submit-button"]
+    assert ids(check_form({"autosubmit": False}, {}, page=PAGE)) == ["form.submit-button"]
+
+
+def test_a_bare_list_of_controls_is_checked_without_the_submit_button_check() -> None:
+    from webmcp_harness.conformance.findings import Collector
+
+    out = Collector(PAGE)
+    found = check_form([control("q")], {"properties": {"q": {}}}, page=PAGE, tool="t", out=out)
+    assert ids(found) == ["form.params-described"]
+    assert "form.submit-button" not in {t.check for t in out.targets}
+    assert check_form({}, {}, page=PAGE) == []
 
 
 def test_the_collector_records_every_form_check_as_run() -> None:
@@ -263,7 +276,8 @@ def test_schema_controls_groups_radios_and_skips_non_parameters() -> None:
     grouped = schema_controls(
         [control("a", "radio", value="1"), control("a", "radio", value="2"), control("b", "reset")]
     )
-    assert list(grouped) == ["a"] and len(grouped["a"]) == 2
+    assert list(grouped) == ["a"]
+    assert len(grouped["a"]) == 2
 
 
 # --- in Chromium ---------------------------------------------------------------------------------
@@ -316,7 +330,8 @@ def test_the_extractor_describes_a_form_as_chromium_sees_it(
     assert described["autosubmit"] is False
     assert described["submitButtons"] == []
     by_name = {c["name"]: c for c in described["controls"]}
-    assert by_name["guest"]["required"] is True and by_name["guest"]["labels"] == []
+    assert by_name["guest"]["required"] is True
+    assert by_name["guest"]["labels"] == []
     assert by_name["party"]["labels"] == ["Party size"]
     assert by_name["time"]["toolparamdescription"] == "Time slot"
     assert by_name["time"]["options"][2] == {"value": "19:00", "label": "7 pm", "disabled": True}

@@ -95,8 +95,10 @@ def build_report(*, screenshot: bytes | None = None, strict: bool = False) -> Ch
 def test_counts_failure_and_exit_code_follow_severity_and_strictness() -> None:
     report = build_report()
     counts = report.counts()
-    assert counts["error"] >= 2 and counts["warning"] >= 1
-    assert report.failed() and report.exit_code() == 1
+    assert counts["error"] >= 2
+    assert counts["warning"] >= 1
+    assert report.failed()
+    assert report.exit_code() == 1
     warnings_only = CheckReport(
         findings=[Finding.make("metadata.params-described", "m", page=PAGE, tool="t")]
     )
@@ -130,13 +132,15 @@ def test_the_json_report_holds_summary_findings_records_and_pages(tmp_path: Path
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["summary"]["passed"] is False
     assert data["summary"]["findings"] == report.counts()
-    assert data["summary"]["pages"] == 2 and data["summary"]["tools"] == 3
+    assert data["summary"]["pages"] == 2
+    assert data["summary"]["tools"] == 3
     assert len(data["findings"]) == len(report.findings)
     assert data["findings"][0].keys() >= {"check", "severity", "page", "tool", "message", "rule"}
     assert data["records"][0]["input"] == {"q": SCRIPT}
     assert data["pages"][0]["tools"][1]["description"] == HOSTILE
     assert {c["id"] for c in data["checks"]} >= {"metadata.name-valid", "behaviour.answers"}
-    assert data["started"] == "2023-11-14T22:13:20+00:00" and data["duration"] == 3.5
+    assert data["started"] == "2023-11-14T22:13:20+00:00"
+    assert data["duration"] == 3.5
     buffer = io.StringIO()
     write_json(report, buffer)
     assert json.loads(buffer.getvalue()) == data
@@ -146,13 +150,14 @@ def test_the_json_report_cuts_megabyte_strings() -> None:
     huge = tool("huge", "x" * 1_000_000)
     data = to_json(CheckReport(pages=[PageResult(url=PAGE, tools=[huge])]))
     description = data["pages"][0]["tools"][0]["description"]
-    assert len(description) < 25_000 and description.endswith("more characters)")
+    assert len(description) < 25_000
+    assert description.endswith("more characters)")
 
 
 # --- JUnit ---------------------------------------------------------------------------------------
 # The common JUnit schema (Jenkins' junit-10.xsd), for the elements a report can hold: which
 # attributes each element may have, which it must have, and which children, in which order.
-_ATTRIBUTES = {
+_ATTRIBUTES: dict[str, tuple[set[str], set[str]]] = {
     "testsuites": ({"name", "time", "tests", "failures", "disabled", "errors"}, set()),
     "testsuite": (
         {
@@ -178,7 +183,7 @@ _ATTRIBUTES = {
     "system-err": (set(), set()),
     "properties": (set(), set()),
 }
-_CHILDREN = {
+_CHILDREN: dict[str, list[tuple[str, int, int | None]]] = {
     "testsuites": [("testsuite", 0, None)],
     "testsuite": [
         ("properties", 0, 1),
@@ -303,7 +308,8 @@ def test_junit_cases_name_check_and_target_and_the_failure_says_what_to_fix() ->
     )
     assert case.get("name") == "place_order"
     failure = case.find("failure")
-    assert failure is not None and failure.get("type") == "error"
+    assert failure is not None
+    assert failure.get("type") == "error"
     assert "readOnlyHint" in (failure.get("message") or "")
     assert "#dom-toolannotations-readonlyhint" in (failure.text or "")
     skipped = next(c for c in root.iter("testcase") if c.find("skipped") is not None)
@@ -334,7 +340,8 @@ def test_every_page_string_is_escaped_in_the_html() -> None:
     for payload in (SCRIPT, ONERROR, SVG, "</textarea>"):
         assert payload not in page
     assert "<script" not in page.lower()
-    assert "<img src=x" not in page and "<svg" not in page
+    assert "<img src=x" not in page
+    assert "<svg" not in page
     assert "&lt;script&gt;window.__pwned = 1;" in page
     assert 'href="javascript:' not in page
     assert (
@@ -430,7 +437,8 @@ def test_the_terminal_summary_shows_page_strings_as_plain_text() -> None:
     text = render_summary(report, width=200)
     assert "[bold red]markup[/]" in text
     assert "[link=https://evil.example]x[/link]" in text
-    assert "\x1b" not in text and "\u202e" not in text
+    assert "\x1b" not in text
+    assert "\u202e" not in text
     assert "PASSED" in text
     assert "FAILED" in render_summary(report, strict=True, width=200)
 

@@ -116,6 +116,7 @@ class CdpBackend:
         self._on_tools: ToolsChanged = lambda added, removed: None
         self._on_interrupt: Interrupted = lambda kind, frame, detail: None
         self._closed = False
+        self._ended: str | None = None  # "closed" | "crashed" | "disconnected"
         self.main_frame_id = ""
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -159,13 +160,17 @@ class CdpBackend:
         for task in list(self._tasks):
             task.cancel()
         cdp, self._cdp = self._cdp, None
-        if cdp is not None:
+        if cdp is not None and self._ended is None:  # a crashed page never answers a detach
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(cdp.detach(), _SMALL_WAIT)
 
     # -- tools -----------------------------------------------------------------------------
     async def list_tools(self) -> list[Tool]:
         return list(self._tools.values())
+
+    def main_frame_tool(self, name: str) -> Tool | None:
+        """The main frame's tool called name, without copying the list (the call's fast path)."""
+        return self._tools.get((self.main_frame_id, name))
 
     async def sync(self) -> None:
         """Round trip to the browser, so every event it sent before is handled."""
@@ -273,14 +278,20 @@ class CdpBackend:
         self._frames.pop(frame_id, None)
 
     def _gone(self, kind: str) -> None:
+        self._ended = self._ended or kind
         self._on_interrupt(kind, "", {})
 
     # -- calls -----------------------------------------------------------------------------
     async def invoke(self, tool: Tool, args: dict[str, Any]) -> _CdpInvocation:
         inv = _CdpInvocation(self, tool)
         params = {"frameId": tool.frame_id, "toolName": tool.name, "input": args}
+        cdp = self._cdp
         try:
-            reply = await self._send("WebMCP.invokeTool", params)
+            if cdp is None:
+                raise BackendError("the session is closed")
+            # Not bounded here: the session races this against the call's deadline and the
+            # page's interruptions (and a wait_for task would cost every call loop turns).
+            reply = await cdp.send("WebMCP.invokeTool", params)
         except Exception as exc:
             message = str(exc).split("Protocol error (WebMCP.invokeTool): ")[-1].splitlines()[0]
             raise BackendError(message) from exc

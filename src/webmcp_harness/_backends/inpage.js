@@ -158,7 +158,7 @@
     };
 
     const calls = new Map();
-    const watchers = new Map(); // binding name -> Set of watched targets
+    const watchers = new Map(); // binding name -> WeakSet of the contexts it listens to
     h = {
       version: 1,
       token: randomId(),
@@ -232,14 +232,39 @@
           const input = wantsObjectInput(s) ? JSON.parse(inputJson) : inputJson;
           return s.api.executeTool(tool, input, { signal: controller.signal });
         };
+        // Did the tool go away (or change) during the call? Watch toolchange, and look again
+        // after a failure: the polyfills reject at once with "Tool unregistered", before their
+        // toolchange event.
+        let toolsChanged = false;
+        let unregistered = false;
+        const onToolChange = () => {
+          toolsChanged = true;
+        };
+        const changes =
+          s.api && typeof safe(() => s.api.addEventListener) === "function" ? s.api : null;
+        if (changes) changes.addEventListener("toolchange", onToolChange);
+        const stillThere = async () => {
+          try {
+            const now = (await ownTools(s)).find((t) => String(t.name) === name);
+            return !!now && JSON.stringify(describeTool(now)) === JSON.stringify(describeTool(tool));
+          } catch {
+            return true; // cannot tell: say nothing
+          }
+        };
         entry.promise = new Promise((resolve, reject) => {
           // Cancelling settles the call even where the implementation ignores the signal.
           controller.signal.addEventListener("abort", () => reject(controller.signal.reason), {
             once: true,
           });
-          Promise.resolve()
-            .then(run)
-            .then(resolve, reject);
+          // The tool runs when the harness starts waiting (`wait`), not during `start`: a tool
+          // that navigates must not destroy the round trip that reports the call as started.
+          entry.go = () => {
+            if (entry.going || controller.signal.aborted) return;
+            entry.going = true;
+            Promise.resolve()
+              .then(run)
+              .then(resolve, reject);
+          };
         })
           .then(completed, (e) => {
             if (
@@ -249,9 +274,17 @@
               return { status: "Canceled", errorText: describeError(e).message };
             }
             const exception = describeError(e);
+            // The polyfills' own word that the tool's registration ended during the call (it may
+            // be back already, re-registered the same: stillThere() cannot see that).
+            unregistered =
+              exception.name === "UnknownError" && exception.message === "Tool unregistered";
             return { status: "Error", errorText: exception.message, exception };
           })
-          .then((report) => {
+          .then(async (report) => {
+            if (changes) changes.removeEventListener("toolchange", onToolChange);
+            if (report.status !== "Canceled" && (toolsChanged || report.status === "Error")) {
+              if (unregistered || !(await stillThere())) report.toolRemoved = true;
+            }
             entry.settled = true;
             unwatch();
             activated(false);
@@ -264,6 +297,7 @@
         const entry = calls.get(id);
         if (!entry) return null; // not this document's call: the caller's document is gone
         try {
+          entry.go();
           return await entry.promise;
         } finally {
           calls.delete(id);
@@ -285,7 +319,8 @@
               (el instanceof HTMLInputElement && ["submit", "image"].includes(el.type))),
         );
         if (!submitter) return false;
-        form.requestSubmit(submitter);
+        // After this round trip has answered: the submit may navigate.
+        setTimeout(() => form.requestSubmit(submitter), 0);
         return true;
       },
       cancel(id) {

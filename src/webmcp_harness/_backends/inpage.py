@@ -158,7 +158,10 @@ class InPageInvocation:
         if raw is None:
             self._backend._lost(self, "the document that ran the call is gone")
             return
-        self.resolve(_report(raw))
+        data = _json(raw)
+        if isinstance(data, dict) and data.get("toolRemoved"):
+            self._backend._tool_gone(self.tool)  # tell the session before the answer lands
+        self.resolve(_report(data, raw))
 
     async def _watch_form(self) -> None:
         try:
@@ -253,7 +256,7 @@ class InPageBackend:
         if frame is None or frame.is_detached():
             raise BackendError(f"Tool not found: {tool.name} (its frame {tool.frame_id} is gone)")
         try:
-            payload = json.dumps(args, allow_nan=False)
+            payload = json.dumps(args, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
         except (TypeError, ValueError) as exc:
             raise BackendError(f"the arguments are not JSON: {exc}") from exc
         id_ = uuid.uuid4().hex
@@ -437,6 +440,17 @@ class InPageBackend:
         self._interrupt("navigated", fid, {"url": url})
         self._changed([], removed)
 
+    def _tool_gone(self, tool: Tool) -> None:
+        """The page says `tool` was unregistered or replaced during a call."""
+        current = self._tools.get(tool.frame_id, {})
+        known = current.get(tool.name)
+        if known is not None:
+            del current[tool.name]
+            self._changed([], [known])
+            frame = self._frames.get(tool.frame_id)
+            if frame is not None:
+                self._schedule_refresh(frame)  # pick up a replacement
+
     def _lost(self, invocation: InPageInvocation, message: str) -> None:
         """Waiting for an answer failed: the document, the frame or the page went away."""
         frame = invocation.frame
@@ -550,11 +564,14 @@ def _tool(item: Any, frame_id: str, frame_url: str) -> Tool | None:
     )
 
 
-def _report(raw: Any) -> BrowserReport:
-    data: Any = None
+def _json(raw: Any) -> Any:
     if isinstance(raw, str):
         with contextlib.suppress(ValueError):
-            data = json.loads(raw)
+            return json.loads(raw)
+    return None
+
+
+def _report(data: Any, raw: Any) -> BrowserReport:
     if not isinstance(data, dict):
         return BrowserReport(protocol_error=f"unreadable answer from the page: {str(raw)[:200]}")
     exception = data.get("exception")

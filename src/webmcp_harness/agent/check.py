@@ -95,6 +95,7 @@ __all__ = [
     "hold_message",
     "in_thread",
     "make_check",
+    "reasons_table",
     "recipients_rule",
     "removes_rule",
     "run_check",

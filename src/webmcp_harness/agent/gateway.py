@@ -16,6 +16,17 @@ call never reached the tool (no such tool, bad input, no WebMCP). An unknown ``s
 as ``"page"``. A result whose compact JSON is over ``max_output_bytes`` (default 1,000,000)
 is ``too_large``. Every call leaves a ``GatewayCall`` in ``gateway.calls``: the decision, the
 answer, the code, the kind and the session's ``CallRecord``.
+
+What the gateway tells apart beyond the code (the conditions of ``kinds.py``): a page or
+browser without ``document.modelContext`` (``not_connected``, with a card); a page whose
+permissions policy blocks the ``tools`` feature, so its tools could not register, or a tool
+whose own work a permissions policy refused (``forbidden``); a form that waits for a person
+but has no submit button (``unsupported``); a page closed, or a browser gone, before the call
+reached it, or a session that failed (``unavailable``).
+
+``tool_specs()`` gives each tool's annotations as the browser reported them, plus MCP's hint
+names for the hints WebMCP spells without ``Hint`` (``readOnly`` → ``readOnlyHint``, and
+``destructive``, ``idempotent``, ``openWorld``).
 """
 
 from __future__ import annotations
@@ -68,6 +79,15 @@ _PREFIX = re.compile(r"^Error(?: \[[^\]\r\n]*\])?:\s*")
 _POLICY = re.compile(r"permissions?[- ]policy", re.IGNORECASE)
 _NO_SUBMIT = re.compile(r"no submit button", re.IGNORECASE)
 _NEVER_RAN: Final = frozenset({"unavailable", "invalid_input"})
+_PROBE: Final = """() => {
+  const doc = globalThis.document;
+  const policy = doc && doc.featurePolicy;
+  return {
+    webmcp: !!(doc && doc.modelContext),
+    blocked: !!(policy && policy.features().includes("tools") && !policy.allowsFeature("tools")),
+  };
+}"""
+_MCP_HINTS: Final = ("readOnly", "destructive", "idempotent", "openWorld")
 
 
 class _Owner(Protocol):
@@ -226,6 +246,9 @@ class Gateway:
             annotations = dict(tool.annotations)
             if tool.read_only:
                 annotations.setdefault("readOnlyHint", True)
+            for hint in _MCP_HINTS:  # WebMCP's spelling (readOnly) under MCP's (readOnlyHint)
+                if isinstance(annotations.get(hint), bool):
+                    annotations.setdefault(f"{hint}Hint", annotations[hint])
             if annotations:
                 spec["annotations"] = annotations
             specs.append(spec)
@@ -277,12 +300,16 @@ class Gateway:
             return failure("bad_input", "The tool name must be non-empty text.")
         if self.session is None:
             return self._fail(call, None, NO_WEBMCP, "There is no page with WebMCP to use.")
+        limit = timeout or self.timeout or getattr(self.session, "timeout", None) or 30.0
         try:
-            tools = await self.session.tools()
+            tools = await asyncio.wait_for(self.session.tools(), limit)
         except WebMCPUnavailableError as err:
             return self._fail(call, None, NO_WEBMCP, str(err))
         except Error as err:
             return self._fail(call, None, NO_BROWSER, str(err))
+        except asyncio.TimeoutError:
+            message = f"The page didn't list its tools in {limit:g} s."
+            return self._fail(call, None, NO_BROWSER, message)
         tool = next((t for t in tools if t.name == name), None)
         request = CheckRequest(
             tool=name,
@@ -353,12 +380,22 @@ class Gateway:
             call.kind = None
             return dict(result)
         message = _PREFIX.sub("", _first_text(result), count=1)
-        condition = await self._condition(code, message, record, tools)
+        condition, blocked = await self._condition(code, message, record, tools)
+        if blocked:
+            message = (
+                f"The page's permissions policy doesn't allow WebMCP tools (its \"tools\" "
+                f"feature is blocked), so there is no {call.tool} to use. {message}"
+            )
+        elif condition == NO_WEBMCP:
+            where = _page_url(self.session)
+            message = f"The page{f' at {where}' if where else ''} has no WebMCP: "
+            message += "document.modelContext is missing, so it has no tools to use."
         return self._fail(call, code, condition, message)
 
     async def _condition(
         self, code: str, message: str, record: CallRecord | None, tools: list[Tool] | None
-    ) -> str | None:
+    ) -> tuple[str | None, bool]:
+        """What the browser did beyond the code, and whether the page's policy blocks tools."""
         said = [message]
         if record is not None:
             said.append(record.browser.error_text or "")
@@ -366,28 +403,34 @@ class Gateway:
             said.append(str(exc.get("description") or exc.get("value") or ""))
         text = "\n".join(said)
         if _POLICY.search(text):
-            return PERMISSIONS_POLICY
+            return PERMISSIONS_POLICY, False
         if code == "unavailable" and _NO_SUBMIT.search(text):
-            return NO_CONFIRM
-        if code == "unavailable" and tools is not None and not tools and not await self._webmcp():
-            return NO_WEBMCP
-        return None
+            return NO_CONFIRM, False
+        if code == "interrupted" and _never_reached(record) and _page_gone(self.session):
+            return NO_BROWSER, False
+        if code == "unavailable":
+            webmcp, blocked = await self._probe()
+            if blocked:
+                return PERMISSIONS_POLICY, True
+            if tools is not None and not tools and not webmcp:
+                return NO_WEBMCP, False
+        return None, False
 
-    async def _webmcp(self) -> bool:
-        """Whether the page has ``document.modelContext`` (True when that can't be told)."""
+    async def _probe(self) -> tuple[bool, bool]:
+        """Whether the page has ``document.modelContext``, and whether its permissions policy
+        blocks the ``tools`` feature (WebMCP's); ``(True, False)`` when that can't be told."""
         page = getattr(self.session, "page", None)
         if page is None:
-            return True
+            return True, False
         try:
-            found = await asyncio.wait_for(
-                page.evaluate("() => !!(globalThis.document && document.modelContext)"),
-                _PROBE_TIMEOUT,
-            )
+            found = await asyncio.wait_for(page.evaluate(_PROBE), _PROBE_TIMEOUT)
         except asyncio.CancelledError:
             raise
         except Exception:
-            return True
-        return bool(found)
+            return True, False
+        if isinstance(found, Mapping):
+            return found.get("webmcp") is not False, found.get("blocked") is True
+        return bool(found), False
 
     def _fail(
         self, call: GatewayCall, code: str | None, condition: str | None, message: str
@@ -398,6 +441,25 @@ class Gateway:
         if kind == "not_connected":
             card = connect_card(self.url or _page_url(self.session))
         return failure(kind, failure_message(code, message, condition=condition), card)
+
+
+def _never_reached(record: CallRecord | None) -> bool:
+    """Whether a call ended before the browser started it (no invocation)."""
+    return record is None or record.browser.invocation_id is None
+
+
+def _page_gone(session: object) -> bool:
+    """Whether the session's page is closed, or its browser went away."""
+    page = getattr(session, "page", None)
+    try:
+        if page is None or not callable(getattr(page, "is_closed", None)):
+            return False
+        if page.is_closed():
+            return True
+        browser = page.context.browser
+        return browser is not None and not browser.is_connected()
+    except Exception:
+        return False
 
 
 def _size(result: Mapping[str, Any]) -> int:
@@ -439,6 +501,9 @@ class SyncGateway:
 
     def approve(self, tool: str, input: Any = ..., *, times: int = 1) -> bool:
         return self.gateway.approve(tool, input, times=times)
+
+    def held(self, tool: str) -> GatewayCall | None:
+        return self.gateway.held(tool)
 
     def confirm(self, tool: str, *, timeout: float | None = None) -> dict[str, Any]:
         return self._run(self.gateway.confirm(tool, timeout=timeout))

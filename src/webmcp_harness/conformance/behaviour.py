@@ -92,7 +92,7 @@ def check_call(
     left = sorted(events & _LEFT_PAGE)
     given = excerpt(repr(record.input), 120)
 
-    if code == "timeout" or record.pending and code != "needs_user":
+    if code == "timeout" or (record.pending and code != "needs_user"):
         add(
             "behaviour.answers",
             f"Call #{record.id} with {given} got no answer in time. Answer every call (resolve "

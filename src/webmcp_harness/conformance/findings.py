@@ -25,10 +25,8 @@ __all__ = [
 SPEC_URL = "https://webmachinelearning.github.io/webmcp/"
 SEED_RESULTS = "seeds/000_38d55e6988d2c2e9.txt"
 SEED_HELPERS = "seeds/001_8cb810bb83784686.txt"
-CHROME_WEBMCP = "design/chromium-webmcp.md"
-DECLARATIVE_EXPLAINER = (
-    "https://github.com/webmachinelearning/webmcp/blob/main/declarative-api-explainer.md"
-)
+# The spec's declarative section points to the explainer (toolparamdescription, toolautosubmit).
+DECLARATIVE = f"{SPEC_URL}#declarative-api"
 
 Scope = Literal["page", "tool"]
 
@@ -232,37 +230,37 @@ _register(
     "form.params-described",
     W,
     "Every form control has toolparamdescription or a label",
-    DECLARATIVE_EXPLAINER,
+    DECLARATIVE,
 )
 _register(
     "form.required-in-schema",
     E,
     "Required controls are required in the schema",
-    DECLARATIVE_EXPLAINER,
+    DECLARATIVE,
 )
 _register(
     "form.controls-in-schema",
     W,
     "Every named control is in the schema, and every property has a control",
-    DECLARATIVE_EXPLAINER,
+    DECLARATIVE,
 )
 _register(
     "form.options-reachable",
     W,
     "The schema offers exactly the options a person could pick",
-    DECLARATIVE_EXPLAINER,
+    DECLARATIVE,
 )
 _register(
     "form.required-checkbox",
     W,
     "A required checkbox is not offered as a free boolean",
-    DECLARATIVE_EXPLAINER,
+    DECLARATIVE,
 )
 _register(
     "form.submit-button",
     E,
     "A form without toolautosubmit has a submit button",
-    DECLARATIVE_EXPLAINER,
+    DECLARATIVE,
 )
 
 del E, W

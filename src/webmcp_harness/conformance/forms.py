@@ -285,7 +285,7 @@ def _shown(values: Sequence[Any]) -> str:
 
 
 def check_form(
-    form: Mapping[str, Any],
+    form: Mapping[str, Any] | Sequence[Mapping[str, Any]],
     schema: Mapping[str, Any] | None,
     *,
     page: str,
@@ -293,10 +293,17 @@ def check_form(
     frame: str | None = None,
     out: Collector | None = None,
 ) -> list[Finding]:
-    """Compare a declarative form's controls (EXTRACT_FORM_JS's data) with its inputSchema."""
+    """Compare a declarative form's controls (EXTRACT_FORM_JS's data) with its inputSchema.
+
+    form may also be just the list of controls; the submit-button check then does not run
+    (it needs the form's toolautosubmit and submit buttons).
+    """
+    if not isinstance(form, Mapping):
+        form = {"controls": list(form)}
     col = Collector(page)
     name = tool if tool is not None else (_text(form.get("toolname")) or None)
-    col.ran_all(FORM_CHECKS, name, frame)
+    knows_submit = "autosubmit" in form or "submitButtons" in form
+    col.ran_all([c for c in FORM_CHECKS if knows_submit or c != "form.submit-button"], name, frame)
 
     def add(check_id: str, message: str, **kw: Any) -> None:
         col.add(check_id, message, tool=name, frame=frame, **kw)
@@ -434,7 +441,7 @@ def check_form(
         )
 
     # Without toolautosubmit, a person submits: there must be a button to do it with.
-    if not form.get("autosubmit"):
+    if knows_submit and not form.get("autosubmit"):
         buttons = form.get("submitButtons")
         listed = [b for b in buttons if isinstance(b, Mapping)] if isinstance(buttons, list) else []
         if not listed:

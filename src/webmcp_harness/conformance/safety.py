@@ -136,7 +136,8 @@ INJECTION_PATTERNS: tuple[_Pattern, ...] = (
         "exfiltration",
         "tells the agent to send data elsewhere",
         r"\bexfiltrat\w*"
-        r"|\b(?:send|forward|post|upload|transmit|leak|share|e-?mail|copy)\b"
+        # "email": or Email: is a field, not an instruction (a result's JSON, a label).
+        r"|\b(?:send|forward|post|upload|transmit|leak|share|e-?mail|copy)\b(?![\"']?\s*:)"
         + _GAP
         + r"(?:https?://|"
         + _EMAIL
@@ -336,10 +337,8 @@ _USER_CONTENT_PHRASE = re.compile(
     re.IGNORECASE,
 )
 _RETURNS = re.compile(
-    r"\b(?:returns?|retrieves?|fetch(?:es)?|lists?|gets?|reads?|shows?|loads?|search(?:es)?|"
-    r"displays?|finds?)\b[^.!?]{0,40}?\b("
-    + "|".join(sorted(USER_CONTENT_NOUNS, key=len, reverse=True))
-    + r")\b",
+    r"\b(?:returns?|retrieves?|fetch(?:es)?|lists?|gets?|reads?|loads?|search(?:es)?|finds?)"
+    r"\b[^.!?]{0,40}?\b(" + "|".join(sorted(USER_CONTENT_NOUNS, key=len, reverse=True)) + r")\b",
     re.IGNORECASE,
 )
 

@@ -1,0 +1,203 @@
+"""How `webmcp-harness check` scales: a page with 200 tools, and a 20-page crawl by worker count.
+
+Run with `.venv/bin/python -m bench.check_scale` (options: `--repeat`, `--json`).
+
+A generated site is served from 127.0.0.1:
+- `/many.html`: 200 tools (half marked readOnlyHint, each with an input schema), checked with
+  `--call readonly` (100 tools called twice: valid and invalid input), `--call all` (200 tools) and
+  `--call none` (no calls: discovery, metadata and safety only);
+- `/index.html` linking to 19 more pages with 5 tools each (2 read-only): a 20-page crawl at
+  depth 1, with 1, 2 and 4 workers (one browser, one context per page).
+
+It prints the ratios first; the medians of the runs are the seconds in the columns after them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import http.server
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Browser, async_playwright
+
+from webmcp_harness.browser import launch
+from webmcp_harness.conformance.runner import CheckOptions, check_urls
+
+MANY = 200
+PAGES = 20
+PER_PAGE = 5
+
+TOOL_JS = """
+document.modelContext.registerTool({
+  name: "%(name)s",
+  description: "Get the forecast for region %(name)s, by day: temperature, rain and wind.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      region: { type: "string", description: "The region, like north-west." },
+      days: { type: "integer", minimum: 1, maximum: 7, description: "How many days ahead." },
+    },
+    required: ["region"],
+  },
+  %(annotations)s
+  execute: async (input) => typeof input.region === "string"
+    ? { region: input.region, forecast: "sunny" }
+    : "Error [invalid_input]: give the region as a string, like north-west.",
+});
+"""
+
+
+def _page(title: str, tools: list[tuple[str, bool]], links: list[str] | None = None) -> str:
+    scripts = "".join(
+        TOOL_JS
+        % {"name": name, "annotations": "annotations: { readOnlyHint: true }," if ro else ""}
+        for name, ro in tools
+    )
+    nav = "".join(f'<a href="{href}">{href}</a>\n' for href in links or [])
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        f"</head><body><h1>{title}</h1><nav>{nav}</nav><script>{scripts}</script></body></html>"
+    )
+
+
+def write_site(root: Path) -> None:
+    """The generated pages: many.html, and index.html with its 19 linked pages."""
+    (root / "many.html").write_text(
+        _page("200 tools", [(f"get_forecast_{i}", i % 2 == 0) for i in range(MANY)]), "utf-8"
+    )
+    others = [f"page-{i}.html" for i in range(1, PAGES)]
+    for index, name in enumerate(["index.html", *others]):
+        tools = [(f"get_forecast_{index}_{k}", k < 2) for k in range(PER_PAGE)]
+        links = others if name == "index.html" else ["index.html"]
+        (root / name).write_text(_page(name, tools, links), "utf-8")
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve(root: Path) -> Iterator[str]:
+    handler = functools.partial(_Quiet, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def _timed(browser: Browser, urls: list[str], options: CheckOptions) -> dict[str, Any]:
+    started = time.perf_counter()
+    report = await check_urls(browser, urls, options)
+    took = time.perf_counter() - started
+    return {
+        "seconds": took,
+        "pages": len(report.pages),
+        "tools": sum(len(p.tools) for p in report.pages),
+        "calls": len(report.records),
+        "findings": len(report.findings),
+    }
+
+
+async def measure(base: str, repeat: int) -> list[dict[str, Any]]:
+    scenarios: list[tuple[str, list[str], CheckOptions]] = [
+        ("200 tools, --call none", [f"{base}/many.html"], CheckOptions(call="none")),
+        ("200 tools, --call readonly", [f"{base}/many.html"], CheckOptions(call="readonly")),
+        (
+            "200 tools, --call all",
+            [f"{base}/many.html"],
+            CheckOptions(call="all", max_called_tools=MANY),
+        ),
+    ]
+    for workers in (1, 2, 4):
+        scenarios.append(
+            (
+                f"20-page crawl, --workers {workers}",
+                [f"{base}/index.html"],
+                CheckOptions(crawl=1, workers=workers),
+            )
+        )
+    rows: list[dict[str, Any]] = []
+    async with async_playwright() as p:
+        browser = await launch(p)
+        await _timed(browser, [f"{base}/index.html"], CheckOptions())  # warm-up
+        for name, urls, options in scenarios:
+            options.timeout = 10
+            runs = [await _timed(browser, urls, options) for _ in range(repeat)]
+            row = dict(runs[0])
+            row["name"] = name
+            row["seconds"] = statistics.median(r["seconds"] for r in runs)
+            row["runs"] = [round(r["seconds"], 3) for r in runs]
+            rows.append(row)
+        await browser.close()
+    return rows
+
+
+def _ratio(rows: list[dict[str, Any]], a: str, b: str) -> float:
+    by = {r["name"]: r["seconds"] for r in rows}
+    return by[a] / by[b] if by.get(b) else float("nan")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per scenario (median)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        write_site(root)
+        with serve(root) as base:
+            rows = asyncio.run(measure(base, max(1, args.repeat)))
+    ratios = {
+        "crawl: --workers 1 / --workers 4 (speed-up)": _ratio(
+            rows, "20-page crawl, --workers 1", "20-page crawl, --workers 4"
+        ),
+        "crawl: --workers 1 / --workers 2 (speed-up)": _ratio(
+            rows, "20-page crawl, --workers 1", "20-page crawl, --workers 2"
+        ),
+        "200 tools: readonly calls / no calls": _ratio(
+            rows, "200 tools, --call readonly", "200 tools, --call none"
+        ),
+        "200 tools: all calls / no calls": _ratio(
+            rows, "200 tools, --call all", "200 tools, --call none"
+        ),
+    }
+    if args.json:
+        print(json.dumps({"ratios": ratios, "rows": rows}, indent=2))
+        return 0
+    cpus = os.cpu_count()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"check_scale: {cpus} CPUs, load average {load:.1f}, median of {args.repeat} run(s)")
+    print()
+    print(f"{'ratio':48} {'value':>8}")
+    for name, value in ratios.items():
+        print(f"{name:48} {value:8.2f}")
+    print()
+    header = f"{'scenario':32} {'pages':>5} {'tools':>6} {'calls':>6} {'seconds':>8} {'s/page':>7}"
+    print(header)
+    for row in rows:
+        print(
+            f"{row['name']:32} {row['pages']:5d} {row['tools']:6d} {row['calls']:6d} "
+            f"{row['seconds']:8.2f} {row['seconds'] / max(row['pages'], 1):7.2f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

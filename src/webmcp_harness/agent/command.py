@@ -1,0 +1,278 @@
+"""``webmcp-harness run`` and ``webmcp-harness replay``: scripted agent runs from the shell.
+
+``run SCRIPT.yaml [--transcript PATH] [--url URL]``: checks the whole script first (a bad one is
+refused with its line and why, exit 2, before any browser starts), then runs it in a fresh
+browser context. A script without ``url`` runs against the demo shop, served for the run.
+Prints one line per step as it ends. Exit 0 when every step passed, 1 when one failed, 2 when
+the script, the transcript path or the browser was the problem.
+
+``replay TRANSCRIPT [--against URL]``: repeats the recorded steps (against URL instead of the
+recorded site; the demo shop again when the run used it) and prints how the coded outcomes
+differ, one line a step, or "no differences". Exit 0 when none differ, 1 when some do, 2 when
+the transcript can't be read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.markup import escape
+
+from ..cli import BrowserOptions, _options, browser_options, check_url, err, open_browser, run
+from .runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
+from .script import Script, ScriptError, load_script
+from .transcript import Transcript, TranscriptError, TranscriptWriter, format_diff, read_transcript
+
+__all__ = ["replay", "run_script"]
+
+# Stands in for the site while the script is checked, so relative opens pass before it is served.
+_PLACEHOLDER_BASE = "http://127.0.0.1/"
+
+
+def _explicit(ctx: click.Context, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
+
+
+@contextlib.contextmanager
+def _site(url: str | None) -> Iterator[tuple[str, bool]]:
+    """(base URL, whether it is the demo shop served for this command)."""
+    if url:
+        yield url, False
+        return
+    from ..demo import serve_demo
+
+    server = serve_demo()
+    try:
+        err.print(f"Using the demo shop at {server.url}", soft_wrap=True)
+        yield server.url, True
+    finally:
+        server.stop()
+
+
+def _print_step(step: StepResult) -> None:
+    click.echo(step.describe())
+    for miss in step.misses:
+        click.echo(f"      {miss}")
+
+
+def _fail(message: str) -> None:
+    err.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
+    sys.exit(2)
+
+
+def _writer(path: Path | None) -> TranscriptWriter | None:
+    if path is None:
+        return None
+    try:
+        return TranscriptWriter(path)
+    except OSError as exc:
+        _fail(f"can't write the transcript {str(path)!r}: {exc.strerror or exc}")
+    return None  # unreachable: _fail exits
+
+
+@click.command("run")
+@click.argument("script_path", metavar="SCRIPT.yaml", type=click.Path(path_type=Path))
+@click.option(
+    "--transcript",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the run here: JSON Lines, one line per step, each written as the step ends.",
+)
+@click.option(
+    "--url",
+    "base_url",
+    metavar="URL",
+    help="Base URL for relative `open:` paths, instead of the script's url "
+    "(default: the script's url, else the demo shop served for the run).",
+)
+@browser_options
+@click.pass_context
+def run_script(
+    ctx: click.Context,
+    /,
+    script_path: Path,
+    transcript: Path | None,
+    base_url: str | None,
+    **kw: Any,
+) -> None:
+    """Run the agent script SCRIPT.yaml through the gateway, step by step."""
+    timeout_given = _explicit(ctx, "timeout")
+    options = _options(kw)
+    if base_url is not None:
+        check_url(base_url)
+    try:
+        script = load_script(script_path, base_url=base_url or _PLACEHOLDER_BASE)
+    except ScriptError as exc:
+        _fail(str(exc))
+        return
+    if timeout_given:
+        script = _with_timeout(script, options.timeout)
+    writer = _writer(transcript)
+    try:
+        with _site(base_url or script.url) as (base, demo):
+            err.print(
+                f"Running {escape(script.name)} ({len(script.steps)} steps) at {base}",
+                soft_wrap=True,
+            )
+            result = run(_play(script, base, demo, options, writer))
+    finally:
+        if writer is not None:
+            writer.close()
+    _summary(result, transcript)
+    sys.exit(0 if result.passed else 1)
+
+
+def _with_timeout(script: Script, timeout: float) -> Script:
+    return dataclasses.replace(script, timeout=timeout)
+
+
+async def _play(
+    script: Script,
+    base: str,
+    demo: bool,
+    options: BrowserOptions,
+    writer: TranscriptWriter | None,
+) -> RunResult:
+    async with open_browser(options) as browser:
+        context = await browser.new_context()
+        try:
+            page = await context.new_page()
+            return await play_script(
+                script,
+                page,
+                base_url=base,
+                transcript=writer,
+                backend=options.backend,  # type: ignore[arg-type]
+                on_step=_print_step,
+                info={"demo": demo},
+            )
+        finally:
+            with contextlib.suppress(Exception):
+                await context.close()
+
+
+def _summary(result: RunResult, transcript: Path | None) -> None:
+    seconds = result.ms / 1000
+    if result.passed:
+        click.echo(f"passed: {result.total} steps in {seconds:.1f} s")
+    else:
+        failed = result.failed
+        where = f"step {failed.index}" if failed else f"step {len(result.steps) + 1}"
+        if failed is not None and failed.line is not None:
+            where += f" (line {failed.line})"
+        click.echo(f"failed at {where}; {len(result.steps)} of {result.total} steps ran")
+    if transcript is not None:
+        err.print(f"transcript: {escape(str(transcript))}", soft_wrap=True)
+
+
+@click.command("replay")
+@click.argument("transcript_path", metavar="TRANSCRIPT", type=click.Path(path_type=Path))
+@click.option(
+    "--against",
+    metavar="URL",
+    help="Repeat the calls against this site (base URL) instead of the recorded one.",
+)
+@click.option(
+    "--transcript",
+    "new_transcript",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the replay's own transcript here.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the differences as one JSON document.")
+@browser_options
+def replay(
+    transcript_path: Path,
+    against: str | None,
+    new_transcript: Path | None,
+    as_json: bool,
+    **kw: Any,
+) -> None:
+    """Repeat the calls of TRANSCRIPT and print how their coded outcomes differ."""
+    options = _options(kw)
+    if against is not None:
+        check_url(against)
+    try:
+        recorded = read_transcript(transcript_path)
+    except TranscriptError as exc:
+        _fail(f"{transcript_path}: {exc}")
+        return
+    if not recorded.steps:
+        _fail(f"{transcript_path}: no steps to replay")
+    if recorded.truncated or not recorded.finished:
+        err.print(
+            f"[yellow]note:[/] {escape(str(transcript_path))} is a run that didn't finish; "
+            f"replaying its {len(recorded.steps)} complete steps",
+            soft_wrap=True,
+        )
+    run_line = recorded.run or {}
+    recorded_url = run_line.get("url") if isinstance(run_line.get("url"), str) else None
+    site = against or (None if run_line.get("demo") else recorded_url)
+    writer = _writer(new_transcript)
+    try:
+        with _site(site) as (base, _demo):
+            where = escape(str(transcript_path))
+            err.print(f"Replaying {len(recorded.steps)} steps of {where} at {base}", soft_wrap=True)
+            result = run(_replay(recorded, base, options, writer))
+    finally:
+        if writer is not None:
+            writer.close()
+    if as_json:
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "steps": len(result.steps),
+                    "same": result.same,
+                    "differences": [d.to_dict() for d in result.differences],
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
+    else:
+        click.echo(format_diff(result.differences))
+    sys.exit(0 if result.same else 1)
+
+
+async def _replay(
+    recorded: Transcript, base: str, options: BrowserOptions, writer: TranscriptWriter | None
+) -> ReplayResult:
+    async with open_browser(options) as browser:
+        context = await browser.new_context()
+        try:
+            page = await context.new_page()
+            return await replay_transcript(
+                recorded,
+                page,
+                base_url=base,
+                transcript=writer,
+                backend=options.backend,  # type: ignore[arg-type]
+            )
+        finally:
+            with contextlib.suppress(Exception):
+                await context.close()
+
+
+def _register() -> None:
+    """Finish the CLI's registration when this module was imported before it.
+
+    ``cli`` registers its optional commands when it is imported; if that import came from here,
+    this module was still half-defined then, so the CLI skipped them. Now it is whole.
+    """
+    from .. import cli
+
+    if run_script.name not in cli.main.commands:
+        with contextlib.suppress(ImportError):
+            cli._register_optional_commands()
+    for command in (run_script, replay):
+        if command.name not in cli.main.commands:
+            cli.main.add_command(command)
+
+
+_register()

@@ -1,0 +1,216 @@
+"""`webmcp-harness check`: are a site's WebMCP tools right, and can agents use them?"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as RichProgress
+
+from .. import cli
+from .reports import CheckReport, print_summary, write_html, write_json, write_junit
+from .runner import CallMode, CheckOptions, Progress, check_urls
+
+__all__ = ["check"]
+
+DEMO_CRAWL = 2  # with no URL: the demo shop, crawled this deep...
+DEMO_PER_PATH = 1  # ...one page per path (its product pages all offer the same tools)
+
+
+def _report_path(value: str | None, option: str, *, stdout_ok: bool = False) -> str | None:
+    """A report path whose folder exists (checked before the browser starts)."""
+    if value is None or (stdout_ok and value == "-"):
+        return value
+    path = Path(value)
+    if path.is_dir():
+        raise click.BadParameter(f"{value!r} is a folder; give a file name.", param_hint=option)
+    if not path.parent.is_dir():
+        raise click.BadParameter(
+            f"the folder {str(path.parent)!r} does not exist.", param_hint=option
+        )
+    return value
+
+
+class _Display:
+    """Progress while pages are checked: a live bar on a terminal, else a line per page."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.live = console.is_terminal
+        self.bar: RichProgress | None = None
+        self.task: Any = None
+        if self.live:
+            self.bar = RichProgress(
+                TextColumn("checking"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("{task.description}"),
+                console=console,
+                transient=True,
+            )
+            self.task = self.bar.add_task("", total=1)
+
+    def __enter__(self) -> _Display:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, event: Progress) -> None:
+        url = cli_url(event.url)
+        if self.bar is not None:
+            self.bar.update(
+                self.task,
+                total=max(event.total, 1),
+                completed=event.done,
+                description=escape(url) if event.event == "start" else "",
+            )
+            return
+        if event.event == "done" and event.page is not None:
+            page = event.page
+            self.console.print(
+                f"[{event.done}/{event.total}] {url}: {len(page.tools)} tools, "
+                f"{event.errors} errors, {event.warnings} warnings ({page.elapsed:.1f} s)",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+
+
+def _summary_console(stderr: bool) -> Console:
+    """Where the summary goes: stdout (stderr when stdout carries the JSON), 120+ wide in logs."""
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal:
+        console = Console(stderr=stderr, highlight=False, width=max(console.width, 120))
+    return console
+
+
+def cli_url(url: str, limit: int = 100) -> str:
+    """A URL for one terminal line."""
+    flat = "".join(c if c.isprintable() else "?" for c in url)
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@click.command()
+@click.argument("urls", nargs=-1, metavar="[URL ...]")
+@click.option(
+    "--crawl",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="DEPTH",
+    help=f"Follow same-origin links up to DEPTH steps from each URL [default: 0; the demo: "
+    f"{DEMO_CRAWL}].",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 32),
+    default=4,
+    show_default=True,
+    help="Pages checked at once (one browser, a context each).",
+)
+@click.option(
+    "--call",
+    "call_mode",
+    type=click.Choice(["readonly", "all", "none"]),
+    default="readonly",
+    show_default=True,
+    help="Which tools the behaviour checks call: those marked readOnlyHint, all of them "
+    "(side effects! only on a site you may change), or none.",
+)
+@click.option("--strict", is_flag=True, help="Warnings fail the run too.")
+@click.option("--json", "json_path", metavar="PATH", help="Write the JSON report ('-': stdout).")
+@click.option("--junit", "junit_path", metavar="PATH", help="Write a JUnit XML report.")
+@click.option(
+    "--html", "html_path", metavar="PATH", help="Write an HTML report (with screenshots)."
+)
+@click.option(
+    "--max-pages",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="Check at most this many pages, crawl included.",
+)
+@click.option(
+    "--max-per-path",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help=f"Crawl at most N pages per path (URLs that differ only in the query) [default: no "
+    f"limit; the demo: {DEMO_PER_PATH}].",
+)
+@cli.browser_options
+def check(
+    urls: tuple[str, ...],
+    crawl: int | None,
+    workers: int,
+    call_mode: CallMode,
+    strict: bool,
+    json_path: str | None,
+    junit_path: str | None,
+    html_path: str | None,
+    max_pages: int,
+    max_per_path: int | None,
+    **kwargs: Any,
+) -> None:
+    """Check the WebMCP tools of the pages at URL (none: the demo shop) and report findings.
+
+    Exit status: 0 when no error was found (with --strict: no warning either), 1 when one was,
+    2 for a usage error.
+    """
+    browser = cli._options(kwargs)
+    for url in urls:
+        cli.check_url(url)
+    json_path = _report_path(json_path, "--json", stdout_ok=True)
+    junit_path = _report_path(junit_path, "--junit")
+    html_path = _report_path(html_path, "--html")
+    demo = not urls
+    options = CheckOptions(
+        timeout=browser.timeout,
+        call=call_mode,
+        crawl=crawl if crawl is not None else (DEMO_CRAWL if demo else 0),
+        workers=workers,
+        strict=strict,
+        max_pages=max_pages,
+        max_per_path=max_per_path if max_per_path is not None or not demo else DEMO_PER_PATH,
+        backend=browser.backend,  # type: ignore[arg-type]
+        screenshots=html_path is not None,
+    )
+    summary_console = _summary_console(stderr=json_path == "-")
+
+    async def body(targets: list[str]) -> CheckReport:
+        with _Display(cli.err) as display:
+            async with cli.open_browser(browser) as opened:
+                return await check_urls(opened, targets, options, on_progress=display)
+
+    with cli.demo_or(None if demo else urls[0]) as first:
+        targets = [first.rstrip("/") + "/"] if demo else list(urls)
+        report = cli.run(body(targets))
+    if demo:
+        report.options["demo"] = True
+    try:
+        if json_path == "-":
+            write_json(report, sys.stdout)
+            sys.stdout.flush()
+        elif json_path:
+            write_json(report, json_path)
+        if junit_path:
+            write_junit(report, junit_path, strict=strict)
+        if html_path:
+            write_html(report, html_path, strict=strict)
+    except OSError as exc:
+        cli.err.print(f"[red]error:[/] could not write a report: {escape(str(exc))}")
+        sys.exit(2)
+    print_summary(report, summary_console, strict=strict)
+    for label, path in (("JSON", json_path), ("JUnit", junit_path), ("HTML", html_path)):
+        if path and path != "-":
+            cli.err.print(f"{label} report: {escape(path)}", highlight=False)
+    sys.exit(report.exit_code(strict))

@@ -1,0 +1,1093 @@
+"""The check runner: visits pages (crawling if asked), runs every check family, builds a report.
+
+One browser; `workers` pages at a time, each in its own browser context. Everything that waits on
+the page is bounded, so a hostile or broken page (one that never finishes loading, hangs a tool,
+navigates away mid-call, crashes its renderer, registers 10,000 tools) ends as findings, never as
+a hang or a crash of the checker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import re
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urldefrag, urlsplit
+
+from ..coding import normalise_output
+from ..errors import ToolErrorCode
+from ..records import CallRecord, Tool
+from ..results import is_error_text, tool_error_code
+from ..schema import validate_args
+from ..session import WebMCPSession
+from .findings import Collector, Severity, excerpt
+from .forms import EXTRACT_FORM_JS, FORM_CHECKS, FORM_FUNCTION_DECLARATION, check_form
+from .inputs import invalid_input, valid_input
+from .metadata import DISCOVERY_CHECKS, check_discovery, check_metadata, frame_of
+from .reports import CheckReport, PageResult
+from .safety import check_result, check_safety
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, BrowserContext, Frame, Page, Request
+
+__all__ = [
+    "BEHAVIOUR_CHECKS",
+    "CallMode",
+    "CheckOptions",
+    "Checker",
+    "Progress",
+    "check_urls",
+    "normalise_url",
+    "result_problem",
+]
+
+CallMode = Literal["readonly", "all", "none"]
+BackendChoice = Literal["auto", "cdp", "inpage"]
+
+BEHAVIOUR_CHECKS = (
+    "behaviour.answers",
+    "behaviour.valid-result",
+    "behaviour.accepts-valid-input",
+    "behaviour.rejects-invalid-input",
+    "behaviour.error-coded",
+    "behaviour.no-navigation",
+)
+_CALL_CHECKS = (*BEHAVIOUR_CHECKS, "safety.output-injection")
+_PAGE_CHECKS = ("discovery.page-load", "discovery.model-context", "discovery.secure-context")
+
+_KNOWN_CODES = frozenset(c.value for c in ToolErrorCode)
+_PROBE_WAIT = 5.0  # seconds a quick look into the page may take, at least (see Checker.wait)
+_CLOSE_WAIT = 10.0
+_MAX_LINKS = 2_000
+_MAX_URL = 2_048
+_MAX_SCREENSHOT = 2_000_000  # bytes; a larger screenshot is dropped
+_MAX_FORMS = 200
+_MAX_HANGS = 3  # tools that did not answer before the rest of a page is skipped
+_SETTLE_CAP = 2.0  # seconds at most spent waiting for the tool list to stop changing
+_NAVIGATION_GRACE = 0.5  # seconds for a navigation seen in the page to reach the checker
+_NOT_PAGES = re.compile(  # links to files, not pages: the crawl skips them
+    r"\.(?:png|jpe?g|gif|svg|webp|ico|bmp|css|m?js|json|xml|txt|pdf|zip|t?gz|bz2|xz|7z|rar|tar|"
+    r"mp3|mp4|m4a|webm|ogg|wav|avi|mov|woff2?|ttf|otf|eot|exe|dmg|apk|msi|csv|docx?|xlsx?|pptx?|"
+    r"wasm)$",
+    re.IGNORECASE,
+)
+_MCP_CONTENT_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
+_UNSERIALISABLE = (
+    "circular structure",
+    "BigInt",
+    "could not be cloned",
+    "cyclic object",
+    "Converting circular",
+)
+
+_PROBE_JS = """() => {
+  const MAX_LINKS = @MAX_LINKS@, MAX_URL = @MAX_URL@;
+  const safe = (f, d) => { try { return f(); } catch (e) { return d; } };
+  const links = [];
+  const anchors = safe(() => Array.prototype.slice.call(
+    document.querySelectorAll("a[href]"), 0, MAX_LINKS), []);
+  for (const a of anchors) {
+    const href = safe(() => new URL(a.getAttribute("href"), document.baseURI).href, null);
+    if (typeof href === "string") links.push(href.slice(0, MAX_URL));
+  }
+  return {
+    modelContext: safe(() => !!document.modelContext, false),
+    secure: safe(() => window.isSecureContext === true, false),
+    title: safe(() => String(document.title || "").slice(0, 300), ""),
+    links,
+  };
+}""".replace("@MAX_LINKS@", str(_MAX_LINKS)).replace("@MAX_URL@", str(_MAX_URL))
+
+# In every document: count the navigations to another document it starts (Navigation API).
+_COUNT_NAVIGATIONS_JS = """(() => {
+  try {
+    if (!window.navigation || window.__webmcpCheckNavigations) return;
+    const seen = { count: 0 };
+    Object.defineProperty(window, "__webmcpCheckNavigations", { value: seen });
+    window.navigation.addEventListener("navigate", (event) => {
+      if (!event.destination || !event.destination.sameDocument) seen.count += 1;
+    });
+  } catch (e) {}
+})();"""
+# After the timers a tool's answer may have set (setTimeout 0): how many such navigations began.
+_STARTED_JS = """() => new Promise((resolve) => setTimeout(() => {
+  const seen = window.__webmcpCheckNavigations;
+  resolve(seen && typeof seen.count === "number" ? seen.count : 0);
+}, 30))"""
+
+# Find a declarative form by its toolname in a frame, and describe it (EXTRACT_FORM_JS).
+_FIND_FORM_JS = (
+    "(name) => { const form = Array.prototype.find.call("
+    "document.querySelectorAll('form[toolname]'), (f) => f.getAttribute('toolname') === name);"
+    f" return form ? ({EXTRACT_FORM_JS})(form) : null; }}"
+)
+
+
+@dataclass
+class CheckOptions:
+    """How a check run behaves."""
+
+    timeout: float = 30.0  # seconds each tool call may take (and a page load, unless below)
+    load_timeout: float | None = None  # seconds a page load may take (None: timeout)
+    call: CallMode = "readonly"  # which tools the behaviour checks call
+    crawl: int = 0  # follow same-origin links this many steps from each URL
+    workers: int = 1  # pages checked at once, each in its own browser context
+    strict: bool = False  # warnings fail the run too
+    max_pages: int = 200  # pages visited at most, crawl included
+    max_per_path: int | None = None  # crawled pages per path at most (differing in the query)
+    max_called_tools: int = 50  # tools called per page at most
+    backend: BackendChoice = "auto"
+    screenshots: bool = False  # PNG of each page, for the HTML report
+    settle: float = 0.2  # seconds the tool list must stay unchanged after the page loads
+    viewport: tuple[int, int] = (1024, 720)
+
+    @property
+    def page_timeout(self) -> float:
+        return self.load_timeout if self.load_timeout is not None else self.timeout
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["viewport"] = list(self.viewport)
+        return data
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the runner is doing: a page started or finished, with the counts so far."""
+
+    event: Literal["start", "done"]
+    url: str
+    done: int
+    total: int
+    page: PageResult | None = None
+    errors: int = 0
+    warnings: int = 0
+
+
+ProgressCallback = Callable[[Progress], None]
+ContextHook = Callable[["BrowserContext"], Awaitable[None]]
+
+
+def normalise_url(url: str) -> str:
+    """url without its fragment, with an empty path written as "/" (for deduplicating pages)."""
+    bare, _ = urldefrag(url.strip())
+    parts = urlsplit(bare)
+    if not parts.path and parts.netloc:
+        bare = parts._replace(path="/").geturl()
+    return bare
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def _is_page_link(url: str, origin: tuple[str, str]) -> bool:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or _origin(url) != origin:
+        return False
+    return _NOT_PAGES.search(parts.path) is None
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return excerpt(text, limit)
+
+
+def _first_text(result: Any) -> str:
+    if isinstance(result, dict):
+        for item in result.get("content") or []:
+            if isinstance(item, dict) and item.get("type") == "text":
+                return str(item.get("text", ""))
+    return ""
+
+
+def result_problem(output: Any) -> str | None:
+    """Why a tool's answer is not a valid MCP tool result, or None.
+
+    Plain values (strings, objects without `content`) are fine: the harness wraps them. An object
+    that looks like an MCP result (it has `content` or `isError`) must be one.
+    """
+    if not isinstance(output, dict) or not ("content" in output or "isError" in output):
+        return None
+    content = output.get("content")
+    if not isinstance(content, list):
+        kind = "missing" if content is None else f"a {type(content).__name__}"
+        return f'"content" must be a list of content items, but it is {kind}'
+    for index, item in enumerate(content[:1_000]):
+        where = f"content[{index}]"
+        if not isinstance(item, dict):
+            return f"{where} must be an object, not {_short(item, 40)}"
+        kind = str(item.get("type"))
+        if kind not in _MCP_CONTENT_TYPES:
+            return (
+                f"{where} has type {_short(item.get('type'), 40)}; use text, image, audio, "
+                "resource or resource_link"
+            )
+        if kind == "text" and not isinstance(item.get("text"), str):
+            return f'{where} is a text item without a "text" string'
+        if kind in ("image", "audio") and not (
+            isinstance(item.get("data"), str) and isinstance(item.get("mimeType"), str)
+        ):
+            return f'{where} is an {kind} item without "data" and "mimeType" strings'
+        if kind == "resource" and not isinstance(item.get("resource"), dict):
+            return f'{where} is a resource item without a "resource" object'
+        if kind == "resource_link" and not isinstance(item.get("uri"), str):
+            return f'{where} is a resource_link item without a "uri" string'
+    if "isError" in output and not isinstance(output["isError"], bool):
+        return f'"isError" must be true or false, not {_short(output["isError"], 40)}'
+    structured = output.get("structuredContent")
+    if "structuredContent" in output and not isinstance(structured, dict):
+        return f'"structuredContent" must be an object, not {_short(structured, 40)}'
+    return None
+
+
+def _page_error_code(record: CallRecord) -> tuple[bool, str | None]:
+    """Whether the page itself answered with an error, and the code it gave (None: none known).
+
+    Only what the page chose counts: errors the harness or the browser coded (timeouts,
+    interruptions, form validation) and plain thrown errors (the harness codes them failed) do not.
+    """
+    report = record.browser
+    if report.status == "Completed":
+        value = normalise_output(report.output)
+        if isinstance(value, dict) and isinstance(value.get("content"), list):
+            text = _first_text(value)
+            if value.get("isError") is True or is_error_text(text):
+                code = tool_error_code(value)
+                return True, code.value if code is not None else None
+            return False, None
+        if isinstance(value, str) and is_error_text(value):
+            code = tool_error_code({"content": [{"type": "text", "text": value}]})
+            return True, code.value if code is not None else None
+        return False, None
+    if report.status == "Error" and isinstance(report.exception, dict):
+        code = report.exception.get("code")
+        if code is not None and code != "":
+            return True, str(code) if str(code) in _KNOWN_CODES else None
+        message = report.exception.get("message")
+        if isinstance(message, str) and message.startswith("Error ["):
+            coded = tool_error_code({"content": [{"type": "text", "text": message}]})
+            return True, coded.value if coded is not None else None
+    return False, "known"
+
+
+def _with_examples(schema: Any, args: dict[str, Any]) -> dict[str, Any]:
+    """args with each property's first `examples` (or `default`) value, where the schema allows."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+        return args
+    better = dict(args)
+    for key, sub in schema["properties"].items():
+        if not isinstance(sub, dict) or key not in better:
+            continue
+        examples = sub.get("examples")
+        candidates = list(examples[:3]) if isinstance(examples, list) else []
+        if "default" in sub:
+            candidates.append(sub["default"])
+        for candidate in candidates:
+            trial = {**better, key: candidate}
+            if validate_args(schema, trial) is None:
+                better = trial
+                break
+    return better
+
+
+def _cancelled_from_outside() -> bool:
+    """Whether the running task is being cancelled (not just hit by a stray CancelledError).
+
+    Playwright can end a call with CancelledError when its page or context goes away; that is
+    the page's doing. Before Python 3.11 the two cannot be told apart: treat it as a real cancel.
+    """
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is None or bool(cancelling())
+
+
+async def _bounded(awaitable: Awaitable[Any], limit: float) -> Any:
+    """awaitable's value, or None if it failed or took longer than limit seconds."""
+    try:
+        return await asyncio.wait_for(awaitable, max(limit, 0.05))
+    except asyncio.CancelledError:
+        if _cancelled_from_outside():
+            raise
+        return None
+    except Exception:  # asyncio.TimeoutError included
+        return None
+
+
+class _PageGone(Exception):
+    """The page can no longer be used (and could not be opened again)."""
+
+
+@dataclass
+class _Visit:
+    """One page being checked: its browser context, page, session, and what was found."""
+
+    url: str
+    depth: int
+    seed: bool
+    col: Collector
+    result: PageResult
+    context: BrowserContext | None = None
+    page: Page | None = None
+    session: WebMCPSession | None = None
+    navigations: int = 0  # documents the main frame started loading so far
+    settled: int = 0  # navigations as of the end of the last call (and any reload after it)
+    last_call: tuple[Tool, CallRecord] | None = None
+    moved: asyncio.Event = field(default_factory=asyncio.Event)  # set by each navigation
+    records: list[CallRecord] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    hangs: int = 0
+    reported: set[tuple[str, str]] = field(default_factory=set)
+
+
+class Checker:
+    """Checks pages in one browser and returns a CheckReport.
+
+    prepare_context is awaited with each new browser context before its page opens (to add
+    cookies, routes or bindings). on_progress hears when pages start and finish.
+    """
+
+    def __init__(
+        self,
+        browser: Browser,
+        options: CheckOptions | None = None,
+        *,
+        on_progress: ProgressCallback | None = None,
+        prepare_context: ContextHook | None = None,
+    ) -> None:
+        self.browser = browser
+        self.options = options or CheckOptions()
+        self.on_progress = on_progress
+        self.prepare_context = prepare_context
+        self._ids = itertools.count(1)
+        self._seen: set[str] = set()
+        self._order: list[str] = []
+        self._done: dict[str, _Visit] = {}
+        self._skipped_pages = 0
+        self._per_path: dict[tuple[str, str, str], int] = {}
+        self._queue: asyncio.Queue[tuple[str, int, bool]] | None = None
+
+    @property
+    def wait(self) -> float:
+        """Seconds a quick look into the page may take (longer with a longer page timeout)."""
+        return min(max(_PROBE_WAIT, self.options.page_timeout / 2), 15.0)
+
+    # -- the run ---------------------------------------------------------------------------
+    async def run(self, urls: Sequence[str]) -> CheckReport:
+        """Check urls (and, with crawl, the same-origin pages they link to)."""
+        report = CheckReport(started=time.time(), options=self.options.to_dict())
+        report.options["urls"] = list(urls)
+        self._queue = asyncio.Queue()
+        for url in urls:
+            self._enqueue(url, 0, seed=True)
+        workers = [
+            asyncio.ensure_future(self._worker()) for _ in range(max(1, self.options.workers))
+        ]
+        try:
+            await self._queue.join()
+        finally:
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+        for key in self._order:
+            visit = self._done.get(key)
+            if visit is None:  # the checker failed on it (a bug): say so rather than drop it
+                visit = _Visit(key, 0, False, Collector(key), PageResult(url=key, calls=[]))
+                visit.col.add(
+                    "discovery.page-load",
+                    "This page could not be checked (an error in the checker). Check it by hand, "
+                    "or report this to webmcp-harness.",
+                )
+            report.pages.append(visit.result)
+            report.add(visit.col)
+            report.records.extend(visit.records)
+        if self._skipped_pages:
+            report.options["pagesNotVisited"] = self._skipped_pages
+        report.ended = time.time()
+        return report
+
+    def _enqueue(self, url: str, depth: int, *, seed: bool = False) -> None:
+        key = normalise_url(url)
+        if key in self._seen:
+            return
+        parts = urlsplit(key)
+        path = (parts.scheme, parts.netloc.lower(), parts.path)
+        limit = self.options.max_per_path
+        if not seed and limit is not None and self._per_path.get(path, 0) >= limit:
+            return
+        if len(self._seen) >= self.options.max_pages:
+            self._skipped_pages += 1
+            return
+        self._per_path[path] = self._per_path.get(path, 0) + 1
+        self._seen.add(key)
+        self._order.append(key)
+        assert self._queue is not None
+        self._queue.put_nowait((key, depth, seed))
+
+    async def _worker(self) -> None:
+        assert self._queue is not None
+        while True:
+            url, depth, seed = await self._queue.get()
+            try:
+                self._progress("start", url)
+                visit = await self.check_page(url, depth=depth, seed=seed)
+                self._done[url] = visit
+                if depth < self.options.crawl:
+                    origin = _origin(url)
+                    for link in visit.links:
+                        if _is_page_link(link, origin):
+                            self._enqueue(link, depth + 1)
+                self._progress("done", url, visit)
+            except asyncio.CancelledError:
+                if _cancelled_from_outside():
+                    raise
+            except Exception:  # run() reports the page as not checked
+                pass
+            finally:
+                self._queue.task_done()
+
+    def _progress(
+        self, event: Literal["start", "done"], url: str, visit: _Visit | None = None
+    ) -> None:
+        if self.on_progress is None:
+            return
+        errors = warnings = 0
+        if visit is not None:
+            errors = sum(1 for f in visit.col.findings if f.severity is Severity.ERROR)
+            warnings = sum(1 for f in visit.col.findings if f.severity is Severity.WARNING)
+        with contextlib.suppress(Exception):
+            self.on_progress(
+                Progress(
+                    event,
+                    url,
+                    len(self._done),
+                    len(self._order),
+                    visit.result if visit is not None else None,
+                    errors,
+                    warnings,
+                )
+            )
+
+    # -- one page --------------------------------------------------------------------------
+    async def check_page(self, url: str, *, depth: int = 0, seed: bool = True) -> _Visit:
+        """Every check on one page. Never raises for what the page does."""
+        started = time.monotonic()
+        visit = _Visit(url, depth, seed, Collector(url), PageResult(url=url, calls=[]))
+        try:
+            await self._check_page(visit)
+        except (Exception, asyncio.CancelledError) as exc:  # trouble must not end the run
+            if isinstance(exc, asyncio.CancelledError) and _cancelled_from_outside():
+                raise
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            message = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+            visit.col.add(
+                "discovery.page-load",
+                f"The check of this page stopped early: {excerpt(message, 300)}. The findings "
+                "before that stand; check the page by hand, or report this to webmcp-harness.",
+            )
+            visit.result.error = visit.result.error or message[:1_000]
+        finally:
+            await self._close(visit)
+            visit.result.elapsed = time.monotonic() - started
+            visit.result.calls = [r.id for r in visit.records]
+        return visit
+
+    async def _check_page(self, visit: _Visit) -> None:
+        col = visit.col
+        col.ran_all(_PAGE_CHECKS)
+        problem, fatal = await self._open(visit)
+        visit.settled = visit.navigations
+        if problem:
+            col.add("discovery.page-load", problem)
+            visit.result.error = problem
+        if fatal:
+            for check_id in (*_PAGE_CHECKS[1:], *DISCOVERY_CHECKS):
+                col.skip(check_id, "the page did not load")
+            return
+        probe = await self._probe(visit)
+        if probe is None:
+            col.findings[:] = [f for f in col.findings if f.check != "discovery.page-load"]
+            message = (
+                f"The page did not answer a simple script within {self.wait:g} s (its main "
+                "thread is busy or it crashed), so nothing else could be checked. Keep the main "
+                "thread free: move long work off it or split it up."
+            )
+            col.add("discovery.page-load", message)
+            visit.result.error = message
+            for check_id in (*_PAGE_CHECKS[1:], *DISCOVERY_CHECKS):
+                col.skip(check_id, "the page does not respond")
+            return
+        visit.result.title = probe["title"]
+        visit.links = probe["links"]
+        await self._screenshot(visit)
+        assert visit.session is not None
+        listed = await self._tools(visit)
+        if listed is None:
+            message = (
+                f"The page's tools could not be listed within {self.wait:g} s (the page stopped "
+                "responding), so nothing else could be checked."
+            )
+            col.add("discovery.page-load", message)
+            visit.result.error = message
+            for check_id in (*_PAGE_CHECKS[1:], *DISCOVERY_CHECKS):
+                col.skip(check_id, "the page does not respond")
+            return
+        tools = visit.result.tools = listed
+        secure, has_context = probe["secure"], probe["modelContext"]
+        if not secure:
+            col.add(
+                "discovery.secure-context",
+                "The page is not a secure context, so browsers do not give it "
+                "document.modelContext and agents cannot see its tools. Serve it over https (or "
+                "http on localhost while developing).",
+            )
+        if not has_context and not tools:
+            if secure:
+                col.add(
+                    "discovery.model-context",
+                    "document.modelContext is not there, so the page cannot register tools. Use a "
+                    "browser with WebMCP (Chromium 146+ with the WebMCP feature), or load a "
+                    "polyfill before your tool scripts; make sure no script hides it.",
+                )
+            else:
+                col.skip("discovery.model-context", "not a secure context")
+            for check_id in DISCOVERY_CHECKS:
+                col.skip(check_id, "no document.modelContext")
+            return
+        check_discovery(tools, page=visit.url, out=col, expect_tools=visit.seed)
+        if not tools:
+            return
+        static = Collector(visit.url)
+        await asyncio.to_thread(check_metadata, tools, page=visit.url, out=static)
+        await asyncio.to_thread(check_safety, tools, page=visit.url, out=static)
+        forms = Collector(visit.url)
+        await self._check_forms(visit, tools, forms)
+        # A form control without a description is one problem: report it where it is fixed
+        # (the control's label), not also as an undescribed schema property.
+        by_form = {(f.tool, f.frame) for f in forms.findings if f.check == "form.params-described"}
+        static.findings[:] = [
+            f
+            for f in static.findings
+            if f.check != "metadata.params-described" or (f.tool, f.frame) not in by_form
+        ]
+        col.extend(static)
+        col.extend(forms)
+        await self._check_behaviour(visit, tools)
+
+    # -- opening, probing, closing ---------------------------------------------------------
+    async def _open(self, visit: _Visit) -> tuple[str | None, bool]:
+        """Open the page in a new context: (problem to report or None, whether it is fatal)."""
+        await self._close(visit)
+        try:
+            await asyncio.wait_for(self._new_page(visit), self.options.page_timeout + self.wait)
+        except asyncio.TimeoutError:
+            return (
+                f"The browser did not open a page for it within "
+                f"{self.options.page_timeout + self.wait:g} s (it is overloaded or stuck).",
+                True,
+            )
+        except Exception as exc:
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return f"The browser could not open a page for it: {excerpt(message, 200)}.", True
+        return await self._goto(visit)
+
+    async def _new_page(self, visit: _Visit) -> None:
+        """A new context, its page, and a session attached before anything loads."""
+        options = self.options
+        width, height = options.viewport
+        context = await self.browser.new_context(viewport={"width": width, "height": height})
+        visit.context = context
+        context.set_default_timeout(options.page_timeout * 1000)
+        await context.add_init_script(_COUNT_NAVIGATIONS_JS)
+        if self.prepare_context is not None:
+            await self.prepare_context(context)
+        page = await context.new_page()
+        visit.page = page
+
+        def requested(request: Request) -> None:  # the main frame starts loading a new document
+            with contextlib.suppress(Exception):
+                if request.is_navigation_request() and request.frame.parent_frame is None:
+                    visit.navigations += 1
+                    visit.moved.set()
+
+        page.on("request", requested)
+        visit.session = await WebMCPSession.attach(
+            page, timeout=options.page_timeout, backend=options.backend
+        )
+
+    async def _goto(self, visit: _Visit) -> tuple[str | None, bool]:
+        page = visit.page
+        assert page is not None
+        limit = self.options.page_timeout
+        try:
+            response = await asyncio.wait_for(
+                page.goto(visit.url, timeout=limit * 1000, wait_until="load"), limit + _PROBE_WAIT
+            )
+        except Exception as exc:
+            message = str(exc).splitlines()[0] if str(exc) else "no answer"
+            timed_out = isinstance(exc, asyncio.TimeoutError) or "Timeout" in message
+            if timed_out and page.url not in ("", "about:blank"):
+                await self._settle(visit)
+                return (
+                    f"The page did not finish loading within {limit:g} s (the load event never "
+                    "fired: a resource that never arrives?). Agents wait for the page to load; "
+                    "the checks below ran on the page as far as it got.",
+                    False,
+                )
+            if timed_out:
+                return f"The page did not answer within {limit:g} s.", True
+            return f"The page could not be opened: {excerpt(message, 200)}.", True
+        await self._settle(visit)
+        status = response.status if response is not None else 200
+        if status >= 400:
+            return (
+                f"The server answered HTTP {status}. Fix the link or the page; the checks below "
+                "ran on the error page.",
+                False,
+            )
+        return None, False
+
+    async def _settle(self, visit: _Visit) -> None:
+        """Wait (briefly, bounded) until the page's tool list stops changing."""
+        session = visit.session
+        if session is None or self.options.settle <= 0:
+            return
+        deadline = time.monotonic() + _SETTLE_CAP
+        last = await self._tool_keys(session)
+        quiet_since = time.monotonic()
+        while time.monotonic() < deadline:
+            await asyncio.sleep(min(0.05, self.options.settle))
+            now = await self._tool_keys(session)
+            if now != last:
+                last, quiet_since = now, time.monotonic()
+            elif time.monotonic() - quiet_since >= self.options.settle:
+                return
+
+    async def _tool_keys(self, session: WebMCPSession) -> frozenset[tuple[str, str]] | None:
+        tools = await _bounded(session.tools(), self.wait)
+        if tools is None:
+            return None
+        return frozenset((t.frame_id, t.name) for t in tools)
+
+    async def _tools(self, visit: _Visit) -> list[Tool] | None:
+        assert visit.session is not None
+        tools = await _bounded(visit.session.tools(), self.wait)
+        return list(tools) if isinstance(tools, list) else None
+
+    async def _probe(self, visit: _Visit) -> dict[str, Any] | None:
+        page = visit.page
+        if page is None:
+            return None
+        raw = await _bounded(page.evaluate(_PROBE_JS), self.wait)
+        if not isinstance(raw, dict):
+            return None
+        links = raw.get("links")
+        return {
+            "modelContext": raw.get("modelContext") is True,
+            "secure": raw.get("secure") is True,
+            "title": str(raw.get("title") or "")[:300],
+            "links": [x for x in links if isinstance(x, str)][:_MAX_LINKS]
+            if isinstance(links, list)
+            else [],
+        }
+
+    async def _screenshot(self, visit: _Visit) -> None:
+        if not self.options.screenshots or visit.page is None:
+            return
+        limit = min(self.options.page_timeout, self.wait)
+        shot = await _bounded(
+            visit.page.screenshot(type="png", timeout=limit * 1000, animations="disabled"),
+            limit + 1,
+        )
+        if isinstance(shot, bytes) and len(shot) <= _MAX_SCREENSHOT:
+            visit.result.screenshot = shot
+
+    async def _alive(self, visit: _Visit) -> bool:
+        if visit.page is None or visit.page.is_closed():
+            return False
+        answer: Any = await _bounded(visit.page.evaluate("1"), min(3.0, self.wait))
+        return bool(answer == 1)
+
+    async def _close(self, visit: _Visit) -> None:
+        session, context = visit.session, visit.context
+        visit.session = visit.context = visit.page = None
+        if session is not None:
+            visit.records.extend(r for r in session.records if r not in visit.records)
+        # The context first: it ends a hung renderer at once, and then the session's own
+        # goodbyes to the page fail fast instead of waiting on it.
+        if context is not None:
+            await _bounded(context.close(), _CLOSE_WAIT)
+        if session is not None:
+            await _bounded(session.close(), _CLOSE_WAIT)
+
+    async def _reload(self, visit: _Visit, *, fresh: bool) -> None:
+        """Get the page back to its start: a new context after a crash or hang, else goto."""
+        if fresh or visit.page is None or visit.page.is_closed():
+            _, fatal = await self._open(visit)
+        else:
+            _, fatal = await self._goto(visit)
+        if fatal or not await self._alive(visit):
+            raise _PageGone("the page could not be opened again")
+
+    # -- declarative forms -----------------------------------------------------------------
+    async def _check_forms(self, visit: _Visit, tools: list[Tool], out: Collector) -> None:
+        forms = [t for t in tools if t.declarative]
+        for index, tool in enumerate(forms):
+            frame = frame_of(tool, visit.url)
+            if index >= _MAX_FORMS:
+                for check_id in FORM_CHECKS:
+                    out.skip(check_id, f"more than {_MAX_FORMS} forms", tool.name, frame)
+                continue
+            described = await self._describe_form(visit, tool)
+            if described is None:
+                for check_id in FORM_CHECKS:
+                    out.skip(check_id, "the form could not be read", tool.name, frame)
+                continue
+            await asyncio.to_thread(
+                check_form,
+                described,
+                tool.input_schema,
+                page=visit.url,
+                tool=tool.name,
+                frame=frame,
+                out=out,
+            )
+
+    async def _describe_form(self, visit: _Visit, tool: Tool) -> dict[str, Any] | None:
+        session, page = visit.session, visit.page
+        if session is None or page is None:
+            return None
+        on_form = getattr(session.backend, "on_form", None)
+        if on_form is not None and tool.backend_node_id is not None:
+            found = await _bounded(on_form(tool, FORM_FUNCTION_DECLARATION), self.wait)
+            if isinstance(found, dict):
+                return found
+        frame = _frame_for(page, tool, session)
+        if frame is None:
+            return None
+        found = await _bounded(frame.evaluate(_FIND_FORM_JS, tool.name), self.wait)
+        return found if isinstance(found, dict) else None
+
+    # -- behaviour -------------------------------------------------------------------------
+    def _why_not_called(self, tool: Tool) -> str | None:
+        mode = self.options.call
+        if mode == "none":
+            return "tools are not called (--call none)"
+        if mode == "readonly" and not tool.read_only:
+            return "not marked readOnlyHint: called only with --call all"
+        return None
+
+    async def _check_behaviour(self, visit: _Visit, tools: list[Tool]) -> None:
+        col = visit.col
+        called = 0
+        stop: str | None = None
+        for tool in tools:
+            frame = frame_of(tool, visit.url)
+            why = self._why_not_called(tool)
+            if why is None and called >= self.options.max_called_tools:
+                why = f"more than {self.options.max_called_tools} tools to call on the page"
+            if why is None and stop is not None:
+                why = stop
+            if why is not None:
+                for check_id in _CALL_CHECKS:
+                    col.skip(check_id, why, tool.name, frame)
+                continue
+            called += 1
+            try:
+                await self._exercise(visit, tool, frame)
+            except _PageGone as gone:
+                stop = f"{gone} after calling {excerpt(tool.name, 60)}"
+            if stop is None and visit.hangs >= _MAX_HANGS:
+                stop = f"{visit.hangs} tools did not answer; the rest were not called"
+        # A navigation the last call set off after answering (it never meets a next call).
+        if called and stop is None and visit.last_call and await self._navigated_late(visit):
+            await self._late_navigation(visit, reload=False)
+
+    async def _navigated_late(self, visit: _Visit) -> bool:
+        """Whether the page started a new document since the last call ended (bounded)."""
+        if visit.navigations != visit.settled:
+            return True
+        visit.moved.clear()
+        started = await _bounded(visit.page.evaluate(_STARTED_JS), self.wait) if visit.page else 0
+        if isinstance(started, int) and not isinstance(started, bool) and started > 0:
+            return True
+        if started is None:  # the document went away under the question
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(visit.moved.wait(), _NAVIGATION_GRACE)
+        return visit.navigations != visit.settled
+
+    async def _exercise(self, visit: _Visit, tool: Tool, frame: str | None) -> None:
+        col = visit.col
+        schema = tool.input_schema
+        rejects = "behaviour.rejects-invalid-input"
+        args = await asyncio.to_thread(valid_input, schema, budget=1.0)
+        bad = await asyncio.to_thread(invalid_input, schema, budget=1.0)
+        if args is None:
+            col.skip(
+                "behaviour.accepts-valid-input",
+                "no schema-valid input could be made from the inputSchema",
+                tool.name,
+                frame,
+            )
+        if bad is None:
+            col.skip(
+                rejects, "the inputSchema accepts any object: nothing to reject", tool.name, frame
+            )
+        if args is None and bad is None:
+            for check_id in _CALL_CHECKS:
+                col.skip(check_id, "no input to call the tool with", tool.name, frame)
+            return
+        if args is not None:
+            record = await self._call(visit, tool, _with_examples(schema, args), validate=True)
+            if record is None:
+                for check_id in _CALL_CHECKS:
+                    col.skip(check_id, "the tool was gone when it was called", tool.name, frame)
+                return
+            col.ran_all([c for c in _CALL_CHECKS if c != rejects], tool.name, frame)
+            if not self._judge(visit, tool, frame, record, valid=True, reason=None):
+                col.skip(
+                    rejects, "not tried: the call with valid input went wrong", tool.name, frame
+                )
+                return
+        if bad is None:
+            return
+        record = await self._call(visit, tool, bad.value, validate=False)
+        if record is None:
+            col.skip(rejects, "the tool was gone when it was called", tool.name, frame)
+            return
+        col.ran_all(_CALL_CHECKS, tool.name, frame)
+        self._judge(visit, tool, frame, record, valid=False, reason=bad.reason)
+
+    async def _call(
+        self, visit: _Visit, tool: Tool, args: dict[str, Any], *, validate: bool
+    ) -> CallRecord | None:
+        """Call the tool on the page as first loaded, then bring the page back if needed."""
+        if visit.navigations != visit.settled and visit.last_call is not None:
+            # The page moved after the last call answered: that call navigated, late.
+            await self._late_navigation(visit)
+        session = visit.session
+        if session is None:
+            raise _PageGone("the page is gone")
+        where = None if frame_of(tool, visit.url) is None else tool.frame_url
+        limit = self.options.timeout
+        if await _bounded(session.wait_for_tool(tool.name, timeout=min(limit, 5)), 6) is None:
+            return None
+        before = visit.navigations
+        count = len(session.records)
+        await _bounded(
+            session.call(tool.name, args, timeout=limit, frame=where, validate=validate),
+            limit + 10,
+        )
+        if len(session.records) <= count:
+            return None
+        record = session.records[-1]
+        record.id = next(self._ids)
+        await _bounded(session.tools(), self.wait)  # a navigation the call began shows by now
+        if visit.navigations != before:
+            record.event("pageNavigated", count=visit.navigations - before)
+        visit.last_call = (tool, record)
+        await self._restore(visit, record)
+        return record
+
+    async def _restore(self, visit: _Visit, record: CallRecord) -> None:
+        """Bring the page back to its first state if a call crashed, hung or moved it."""
+        gone = any(e.type in ("crashed", "closed", "disconnected") for e in record.events)
+        hung = record.code == ToolErrorCode.TIMEOUT.value
+        if gone or (hung and not await self._alive(visit)):
+            await self._reload(visit, fresh=True)
+        elif visit.navigations != visit.settled or record.pending:
+            await self._reload(visit, fresh=False)
+        visit.settled = visit.navigations
+
+    async def _late_navigation(self, visit: _Visit, *, reload: bool = True) -> None:
+        assert visit.last_call is not None
+        tool, record = visit.last_call
+        if not tool.declarative:
+            frame = frame_of(tool, visit.url)
+            self._add_once(
+                visit,
+                "behaviour.no-navigation",
+                tool,
+                frame,
+                f"Calling {excerpt(tool.name, 60)} navigated the page soon after it answered "
+                f"(call #{record.id}), which ends the agent's tools and context mid-task. Let "
+                "the agent decide to navigate, or make it a declarative form.",
+                record=record,
+            )
+        if reload:
+            await self._reload(visit, fresh=False)
+        visit.settled = visit.navigations
+
+    def _add_once(
+        self,
+        visit: _Visit,
+        check_id: str,
+        tool: Tool,
+        frame: str | None,
+        message: str,
+        *,
+        record: CallRecord,
+        severity: Severity | None = None,
+    ) -> None:
+        if (check_id, tool.name + "\x00" + (frame or "")) in visit.reported:
+            return
+        visit.reported.add((check_id, tool.name + "\x00" + (frame or "")))
+        visit.col.add(
+            check_id,
+            message,
+            tool=tool.name,
+            frame=frame,
+            severity=severity,
+            detail={"call": record.id, "input": _short(record.input, 300)},
+        )
+
+    def _judge(
+        self,
+        visit: _Visit,
+        tool: Tool,
+        frame: str | None,
+        record: CallRecord,
+        *,
+        valid: bool,
+        reason: str | None,
+    ) -> bool:
+        """Findings from one call; whether the tool answered normally (worth calling again)."""
+        name = excerpt(tool.name, 60)
+        given = _short(record.input)
+        kind = "schema-valid input" if valid else f"schema-invalid input ({reason})"
+        events = {e.type for e in record.events}
+        if events & {"crashed", "closed", "disconnected"}:
+            self._add_once(
+                visit,
+                "discovery.page-load",
+                tool,
+                frame,
+                f"The page crashed while {name} ran (call #{record.id}, {kind} {given}). A tool "
+                "must not take the page down: look for runaway memory use or recursion.",
+                record=record,
+            )
+            return False
+        if record.code == ToolErrorCode.TIMEOUT.value and "timeout" in events:
+            visit.hangs += 1
+            self._add_once(
+                visit,
+                "behaviour.answers",
+                tool,
+                frame,
+                f"{name} did not answer within {self.options.timeout:g} s (call #{record.id}, "
+                f"{kind} {given}). Resolve or reject every call, and stop work when the call's "
+                "signal aborts; answer with an error rather than never.",
+                record=record,
+            )
+            return False
+        navigated = "navigated" in events or "pageNavigated" in events
+        if navigated and not tool.declarative:
+            self._add_once(
+                visit,
+                "behaviour.no-navigation",
+                tool,
+                frame,
+                f"Calling {name} navigated the page (call #{record.id}, {kind} {given}), which "
+                "ends the agent's tools and context mid-task. Answer the call first and let the "
+                "agent decide to navigate, or make it a declarative form.",
+                record=record,
+            )
+            return False
+        report = record.browser
+        problem: str | None = None
+        if report.status == "Completed":
+            problem = result_problem(normalise_output(report.output))
+        elif report.status == "Error":
+            exc = report.exception if isinstance(report.exception, dict) else {}
+            text = " ".join(str(exc.get(k) or "") for k in ("description", "message"))
+            if any(marker in text for marker in _UNSERIALISABLE):
+                problem = f"its value could not be turned into JSON ({excerpt(text, 100)})"
+        if problem is not None:
+            self._add_once(
+                visit,
+                "behaviour.valid-result",
+                tool,
+                frame,
+                f"{name} answered call #{record.id} with something that is not a valid MCP tool "
+                f"result: {problem}. Return plain JSON data, or a result with a content list of "
+                'items such as {type: "text", text: "..."}.',
+                record=record,
+            )
+        page_error, code = _page_error_code(record)
+        if page_error and code is None:
+            self._add_once(
+                visit,
+                "behaviour.error-coded",
+                tool,
+                frame,
+                f"{name} answered call #{record.id} with an error that carries no known code "
+                f"({excerpt(_first_text(record.result) or str(report.error_text or ''), 100)}). "
+                "Start error text with Error [code]: (invalid_input, needs_user, unavailable, "
+                "failed, ...) or throw an error whose code is one of them, so agents know what to "
+                "do next.",
+                record=record,
+            )
+        if valid and record.code == ToolErrorCode.INVALID_INPUT.value:
+            self._add_once(
+                visit,
+                "behaviour.accepts-valid-input",
+                tool,
+                frame,
+                f"{name} rejected input that its inputSchema allows (call #{record.id}: {given}; "
+                f"it said {excerpt(_first_text(record.result), 120)}). Make the schema say what "
+                "the tool really accepts (enum, pattern, examples), or answer a value that is "
+                "well-formed but unknown with another code (failed, unavailable).",
+                record=record,
+            )
+        if not valid and record.code is None and report.status == "Completed":
+            self._add_once(
+                visit,
+                "behaviour.rejects-invalid-input",
+                tool,
+                frame,
+                f"{name} accepted input its inputSchema forbids ({reason}: call #{record.id}, "
+                f"{given}) without an error. Check the input and answer Error [invalid_input]: "
+                "saying what to fix, so an agent's mistakes do not pass silently.",
+                record=record,
+            )
+        if record.code is None and report.status == "Completed":
+            check_result(record, tool, page=visit.url, out=visit.col)
+        return True
+
+
+def _frame_for(page: Page, tool: Tool, session: WebMCPSession) -> Frame | None:
+    """The Playwright frame that owns tool (by frame id for the main frame, else by URL)."""
+    main = page.main_frame
+    if tool.frame_id == getattr(session.backend, "main_frame_id", None) or not tool.frame_url:
+        return main
+    for frame in page.frames:
+        if frame.url == tool.frame_url:
+            return frame
+    if normalise_url(tool.frame_url) == normalise_url(main.url):
+        return main
+    return None
+
+
+async def check_urls(
+    browser: Browser,
+    urls: Sequence[str],
+    options: CheckOptions | None = None,
+    *,
+    on_progress: ProgressCallback | None = None,
+    prepare_context: ContextHook | None = None,
+) -> CheckReport:
+    """Check urls in browser and return the report (see Checker)."""
+    checker = Checker(browser, options, on_progress=on_progress, prepare_context=prepare_context)
+    return await checker.run(urls)

@@ -1,0 +1,91 @@
+"""`expect`: results built by hand (no browser), and an async session's awaitable assertions."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from playwright.async_api import async_playwright
+
+from webmcp_harness import WebMCPSession, expect, tool_error
+from webmcp_harness.assertions import ResultAssertions
+from webmcp_harness.browser import launch
+
+SUCCESS = {"content": [{"type": "text", "text": '{"ok":true}'}]}
+
+
+def test_to_have_code_reads_a_coded_result() -> None:
+    expect(tool_error("timeout", "no answer in 1 s")).to_have_code("timeout")
+    expect(tool_error("timeout", "no answer in 1 s")).not_to_have_code("failed")
+    expect(SUCCESS).not_to_have_code("timeout")
+
+
+def test_a_failed_assertion_shows_the_result_when_no_call_made_it() -> None:
+    with pytest.raises(AssertionError) as caught:
+        expect(SUCCESS).to_have_code("needs_user")
+    assert str(caught.value).splitlines() == [
+        "expected the result to have code 'needs_user', got 'success'",
+        'result:  {"content": [{"type": "text", "text": "{\\"ok\\":true}"}]}',
+        "(not a call of a live session: no record to show)",
+    ]
+
+
+def test_uncoded_errors_count_as_failed() -> None:
+    for result in (
+        {"content": [{"type": "text", "text": "nope"}], "isError": True},
+        {"content": [{"type": "text", "text": "Error: the kettle is broken"}]},
+    ):
+        expect(result).not_to_succeed()
+        expect(result).to_have_code("failed")
+    with pytest.raises(AssertionError, match="expected the result to succeed, got 'failed'"):
+        expect({"content": [], "isError": True}).to_succeed()
+
+
+def test_negated_forms_fail_with_their_own_wording() -> None:
+    with pytest.raises(AssertionError, match="expected the result not to succeed, got 'success'"):
+        expect(SUCCESS).not_to_succeed()
+    with pytest.raises(AssertionError, match="not to have code 'timeout', got 'timeout'"):
+        expect(tool_error("timeout", "late")).not_to_have_code("timeout")
+
+
+def test_an_unknown_code_or_subject_is_misuse() -> None:
+    with pytest.raises(ValueError, match="Unknown tool error code 'slow'"):
+        expect(SUCCESS).to_have_code("slow")
+    with pytest.raises(TypeError, match="not int"):
+        expect(42)  # type: ignore[call-overload]
+    assert isinstance(expect(SUCCESS), ResultAssertions)
+
+
+def run_async(body: Callable[[WebMCPSession], Awaitable[Any]], url: str) -> Any:
+    async def main() -> Any:
+        async with async_playwright() as p:
+            browser = await launch(p)
+            try:
+                page = await browser.new_page()
+                session = await WebMCPSession.attach(page, timeout=10)
+                await page.goto(url)
+                return await body(session)
+            finally:
+                await browser.close()
+
+    # The sync Playwright of other tests may own this thread's loop: run beside it.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, main()).result(timeout=120)
+
+
+def test_an_async_session_gets_awaitable_tool_assertions(pages_url: str) -> None:
+    async def body(session: WebMCPSession) -> str:
+        await expect(session).to_have_tool("echo")
+        await expect(session).not_to_have_tool("no_such_tool", timeout=0.1)
+        expect(await session.call("echo", {"text": "hi"})).to_succeed()
+        with pytest.raises(AssertionError) as caught:
+            await expect(session).to_have_tool("no_such_tool", timeout=0.2)
+        return str(caught.value)
+
+    message = run_async(body, f"{pages_url}/tools.html")
+    assert message.startswith("expected a tool 'no_such_tool' within 0.2 s; the page has: ")
+    assert "echo" in message
+    assert message.endswith("/tools.html)")

@@ -1,0 +1,553 @@
+"""`webmcp-harness check`: its runner on pages with known defects and on hostile pages, its
+reports, and its command line.
+
+Every page under tests/pages/defects/ has one known defect (or none, or is hostile); the runner
+must report exactly the expected findings there, and survive the hostile ones. The browser work
+runs once per module (on a thread of its own, away from pytest-playwright's loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import socket
+import threading
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from click.testing import CliRunner, Result
+
+from webmcp_harness.browser import find_browser, launch
+from webmcp_harness.cli import main
+from webmcp_harness.conformance.findings import CHECKS, Severity
+from webmcp_harness.conformance.reports import CheckReport, to_json, write_html, write_junit
+from webmcp_harness.conformance.runner import (
+    CheckOptions,
+    check_urls,
+    normalise_url,
+    result_problem,
+)
+from webmcp_harness.errors import BrowserNotFoundError
+
+T = TypeVar("T")
+PAGES = Path(__file__).parent / "pages"
+DEFECTS = PAGES / "defects"
+INSECURE = "http://insecure.test/insecure.html"
+
+Expected = set[tuple[str, str | None]]
+
+# page -> the (check, tool) of every finding it must produce, and no others.
+EXPECTED: dict[str, Expected] = {
+    "good.html": set(),
+    # discovery
+    "no-tools.html": {("discovery.tools-found", None)},
+    "no-model-context.html": {("discovery.model-context", None)},
+    "tool-count.html": {("discovery.tool-count", None)},
+    "names-unique.html": {("discovery.names-unique", "get_weather")},
+    # metadata
+    "description-present.html": {("metadata.description-present", "get_forecast")},
+    "description-useful.html": {("metadata.description-useful", "get_forecast")},
+    "description-length.html": {("metadata.description-length", "get_forecast")},
+    "schema-valid.html": {("metadata.schema-valid", "get_forecast")},
+    "schema-object.html": {("metadata.schema-object", "get_forecast")},
+    "params-described.html": {("metadata.params-described", "get_forecast")},
+    "required-defined.html": {("metadata.required-defined", "get_forecast")},
+    # safety
+    "description-injection.html": {("safety.description-injection", "get_forecast")},
+    "hidden-characters.html": {("safety.hidden-characters", "get_forecast")},
+    "untrusted-content.html": {("safety.untrusted-content", "get_reviews")},
+    "readonly-consequential.html": {("safety.readonly-consequential", "delete_account")},
+    "output-injection.html": {("safety.output-injection", "get_forecast")},
+    # behaviour
+    "answers.html": {("behaviour.answers", "get_forecast")},
+    "valid-result.html": {("behaviour.valid-result", "get_forecast")},
+    "accepts-valid-input.html": {("behaviour.accepts-valid-input", "get_forecast")},
+    "rejects-invalid-input.html": {("behaviour.rejects-invalid-input", "get_forecast")},
+    "error-coded.html": {("behaviour.error-coded", "get_forecast")},
+    "no-navigation.html": {("behaviour.no-navigation", "get_forecast")},
+    # declarative forms
+    "form-params-described.html": {("form.params-described", "find_flights")},
+    "form-controls-in-schema.html": {("form.controls-in-schema", "find_flights")},
+    "form-options-reachable.html": {("form.options-reachable", "find_flights")},
+    "form-required-checkbox.html": {("form.required-checkbox", "find_flights")},
+    "form-submit-button.html": {("form.submit-button", "find_flights")},
+    # hostile
+    "hostile-many-tools.html": {("discovery.tool-count", None)},
+    "hostile-huge-description.html": {("metadata.description-length", "get_forecast")},
+    "hostile-busy-hang.html": {("behaviour.answers", "spin_forever")},
+    "hostile-late-navigation.html": {("behaviour.no-navigation", "get_forecast")},
+    "hostile-crash.html": {("discovery.page-load", "crash_page")},
+    "hostile-invalid-schemas.html": {
+        ("metadata.schema-valid", "bad_type"),
+        ("metadata.schema-object", "bad_type"),
+        ("metadata.schema-valid", "bad_required"),
+        ("metadata.schema-valid", "bad_pattern"),
+        ("metadata.schema-valid", "bad_minimum"),
+    },
+    "hostile-xss.html": set(),
+}
+# Pages that must not finish loading: checked with a short load timeout.
+SLOW: dict[str, Expected] = {
+    "never-loads.html": {("discovery.page-load", None)},
+    "hostile-frozen.html": {("discovery.page-load", None)},
+}
+INPAGE: dict[str, Expected] = {"name-valid.html": {("metadata.name-valid", "get weather!")}}
+OTHERS: dict[str, Expected] = {INSECURE: {("discovery.secure-context", None)}}
+# Chromium derives a form's schema from its controls, so the two always agree on `required`:
+# no page can make Chromium produce this finding (the pure check is tested in tests/conformance).
+NOT_PRODUCIBLE = {"form.required-in-schema"}
+
+
+def in_thread(coro: Coroutine[Any, Any, T], timeout: float = 120) -> T:
+    """Run coro to the end on a fresh loop in another thread."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result(timeout)
+
+
+def invoke(*args: str) -> Result:
+    """The CLI, in another thread (it runs its own event loop)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(CliRunner().invoke, main, list(args)).result(120)
+
+
+def browser_path() -> str:
+    try:
+        return find_browser()
+    except BrowserNotFoundError:
+        pytest.skip("no Chromium on this machine")
+
+
+@pytest.fixture(scope="module")
+def black_hole() -> Iterator[int]:
+    """A port that accepts connections and never answers (a resource that never arrives)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(64)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def hold() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+
+    threading.Thread(target=hold, daemon=True).start()
+    yield server.getsockname()[1]
+    stop.set()
+    server.close()
+    for conn in held:
+        conn.close()
+
+
+async def prepare(context: Any) -> None:
+    """Test hooks in every context: a binding that crashes the renderer, an insecure origin."""
+
+    async def crash(source: dict[str, Any]) -> None:
+        cdp = await context.new_cdp_session(source["page"])
+        task = asyncio.ensure_future(cdp.send("Page.crash"))  # never answers: the page is gone
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    await context.expose_binding("__crashRenderer", crash)
+    await context.route(
+        "http://insecure.test/**",
+        lambda route: route.fulfill(
+            path=str(DEFECTS / "insecure.html"), content_type="text/html; charset=utf-8"
+        ),
+    )
+
+
+class Runs:
+    """The reports of the module's check runs, by name, and how long each took."""
+
+    def __init__(self) -> None:
+        self.reports: dict[str, CheckReport] = {}
+        self.seconds: dict[str, float] = {}
+
+
+@pytest.fixture(scope="module")
+def runs(pages_url: str, black_hole: int) -> Runs:
+    path = browser_path()
+    base = f"{pages_url}/defects/"
+    result = Runs()
+
+    async def one(browser: Any, name: str, urls: list[str], options: CheckOptions) -> None:
+        started = time.monotonic()
+        result.reports[name] = await check_urls(browser, urls, options, prepare_context=prepare)
+        result.seconds[name] = time.monotonic() - started
+
+    async def body() -> None:
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            browser = await launch(p, browser_path=path)
+            quick = CheckOptions(timeout=3, load_timeout=30, workers=4, screenshots=False)
+            await asyncio.gather(
+                one(browser, "main", [base + n for n in EXPECTED] + [INSECURE], quick),
+                one(
+                    browser,
+                    "slow",
+                    [f"{base}never-loads.html?hang={black_hole}", base + "hostile-frozen.html"],
+                    CheckOptions(timeout=3, load_timeout=3, workers=2, screenshots=False),
+                ),
+                one(
+                    browser,
+                    "inpage",
+                    [base + n for n in INPAGE],
+                    CheckOptions(timeout=3, load_timeout=30, backend="inpage", screenshots=False),
+                ),
+                one(
+                    browser,
+                    "crawl1",
+                    [base + "crawl-start.html"],
+                    CheckOptions(timeout=3, load_timeout=30, crawl=1, workers=2, call="none"),
+                ),
+                one(
+                    browser,
+                    "crawl2",
+                    [base + "crawl-start.html"],
+                    CheckOptions(
+                        timeout=3, load_timeout=30, crawl=2, max_per_path=1, workers=2, call="none"
+                    ),
+                ),
+            )
+            await browser.close()
+
+    in_thread(body(), timeout=240)
+    return result
+
+
+def found(report: CheckReport, url: str) -> Expected:
+    return {(f.check, f.tool) for f in report.findings if f.page == url}
+
+
+def messages(report: CheckReport, url: str) -> str:
+    """What happened on url (findings, skipped checks, calls), for an assertion's message."""
+    lines = [
+        f"{f.severity.value} {f.check} [{f.tool}]: {f.message[:300]}"
+        for f in report.findings
+        if f.page == url
+    ]
+    lines += [
+        f"skipped {t.check} [{t.tool}]: {t.skipped}"
+        for t in report.targets
+        if t.page == url and t.skipped
+    ]
+    page = next((p for p in report.pages if p.url == url), None)
+    if page is not None:
+        lines.append(f"{len(page.tools)} tools, error {page.error!r}, {page.elapsed:.1f} s")
+        ids = set(page.calls or [])
+        lines += [
+            f"call #{r.id} {r.tool} {r.code} {[e.type for e in r.events]}"
+            for r in report.records
+            if r.id in ids
+        ]
+    return "\n".join(lines)
+
+
+def small(report: CheckReport) -> CheckReport:
+    """report without the 10,000-tool page (its 190,000 check targets make writers slow)."""
+    big = {p.url for p in report.pages if len(p.tools) > 1_000}
+    return CheckReport(
+        pages=[p for p in report.pages if p.url not in big],
+        findings=[f for f in report.findings if f.page not in big],
+        records=list(report.records),
+        started=report.started,
+        ended=report.ended,
+        options=dict(report.options),
+        targets=[t for t in report.targets if t.page not in big],
+    )
+
+
+def page_url(pages_url: str, name: str) -> str:
+    return name if name.startswith("http://insecure") else f"{pages_url}/defects/{name}"
+
+
+# --- pages with known defects ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED) + sorted(OTHERS))
+def test_a_page_with_a_known_defect_produces_exactly_the_expected_findings(
+    runs: Runs, pages_url: str, name: str
+) -> None:
+    expected = EXPECTED.get(name, OTHERS.get(name))
+    report, url = runs.reports["main"], page_url(pages_url, name)
+    assert found(report, url) == expected, messages(report, url)
+
+
+@pytest.mark.parametrize("name", sorted(SLOW))
+def test_a_page_that_never_finishes_loading_is_a_finding_not_a_hang(
+    runs: Runs, pages_url: str, name: str, black_hole: int
+) -> None:
+    url = f"{pages_url}/defects/{name}"
+    if name == "never-loads.html":
+        url += f"?hang={black_hole}"
+    assert found(runs.reports["slow"], url) == SLOW[name], messages(runs.reports["slow"], url)
+    assert runs.seconds["slow"] < 30
+
+
+def test_an_invalid_name_from_a_lenient_polyfill_is_reported(runs: Runs, pages_url: str) -> None:
+    report = runs.reports["inpage"]
+    for name, expected in INPAGE.items():
+        url = page_url(pages_url, name)
+        assert found(report, url) == expected, messages(report, url)
+
+
+def test_every_check_is_exercised_by_a_defect_page() -> None:
+    exercised = {
+        check
+        for table in (EXPECTED, SLOW, INPAGE, OTHERS)
+        for expected in table.values()
+        for check, _ in expected
+    }
+    assert set(CHECKS) - exercised == NOT_PRODUCIBLE
+
+
+def test_each_defect_page_says_what_it_expects() -> None:
+    for name, expected in {**EXPECTED, **SLOW, **INPAGE}.items():
+        text = (DEFECTS / name).read_text(encoding="utf-8")
+        for check, _ in expected:
+            assert check in text, f"{name} does not mention {check}"
+
+
+def test_findings_carry_the_registered_severity_a_rule_and_an_actionable_message(
+    runs: Runs, pages_url: str
+) -> None:
+    report = runs.reports["main"]
+    by_check = {f.check: f for f in report.findings}
+    assert by_check["discovery.names-unique"].severity is Severity.WARNING
+    assert by_check["behaviour.answers"].severity is Severity.ERROR
+    assert by_check["safety.readonly-consequential"].severity is Severity.ERROR  # "delete"
+    for finding in report.findings:
+        assert finding.rule.startswith(("https://", "seeds/", "design/"))
+        assert len(finding.message) > 40
+
+
+def test_a_defect_fails_the_run_and_a_clean_page_passes(runs: Runs, pages_url: str) -> None:
+    report = runs.reports["main"]
+    assert report.exit_code() == 1
+    clean = CheckReport(pages=[], findings=[], options={})
+    assert clean.exit_code() == 0
+
+
+# --- hostile pages ---------------------------------------------------------------------------
+
+
+def calls_of(report: CheckReport, url: str) -> list[tuple[str, str | None]]:
+    page = next(p for p in report.pages if p.url == url)
+    ids = set(page.calls or [])
+    return [(r.tool, r.code) for r in report.records if r.id in ids]
+
+
+def test_a_tool_that_blocks_the_main_thread_is_reported_and_the_page_reloaded(
+    runs: Runs, pages_url: str
+) -> None:
+    calls = calls_of(runs.reports["main"], page_url(pages_url, "hostile-busy-hang.html"))
+    assert calls[0] == ("spin_forever", "timeout")
+    assert ("get_weather", None) in calls  # checked on a fresh page after the hang
+
+
+def test_a_tool_that_crashes_the_renderer_is_reported_and_the_rest_still_checked(
+    runs: Runs, pages_url: str
+) -> None:
+    calls = calls_of(runs.reports["main"], page_url(pages_url, "hostile-crash.html"))
+    assert calls[0] == ("crash_page", "interrupted")
+    assert ("get_weather", None) in calls
+
+
+def test_ten_thousand_tools_are_listed_and_not_all_called(runs: Runs, pages_url: str) -> None:
+    report = runs.reports["main"]
+    page = next(p for p in report.pages if p.url.endswith("hostile-many-tools.html"))
+    assert len(page.tools) == 10_000
+    assert [f.message[:12] for f in report.findings if f.page == page.url] == ["10000 tools "]
+    assert page.calls == []  # none of them is read-only
+
+
+def test_call_records_are_numbered_uniquely_across_pages(runs: Runs) -> None:
+    ids = [r.id for r in runs.reports["main"].records]
+    assert ids
+    assert len(ids) == len(set(ids))
+
+
+def test_read_only_mode_calls_only_read_only_tools(runs: Runs, pages_url: str) -> None:
+    report = runs.reports["main"]
+    # untrusted-content.html's get_reviews is not marked readOnlyHint: never called.
+    assert calls_of(report, page_url(pages_url, "untrusted-content.html")) == []
+    skipped = [
+        t
+        for t in report.targets
+        if t.tool == "get_reviews" and t.check == "behaviour.answers" and t.skipped
+    ]
+    assert skipped
+    assert "readOnlyHint" in (skipped[0].skipped or "")
+
+
+# --- crawling ----------------------------------------------------------------------------------
+
+
+def test_a_crawl_follows_same_origin_links_to_its_depth_once_each(
+    runs: Runs, pages_url: str
+) -> None:
+    base = f"{pages_url}/defects/"
+    visited = [p.url for p in runs.reports["crawl1"].pages]
+    assert sorted(visited) == sorted(
+        base + n
+        for n in ("crawl-start.html", "crawl-b.html", "crawl-c.html?item=1", "crawl-c.html?item=2")
+    )
+
+
+def test_a_crawl_can_take_one_page_per_path(runs: Runs, pages_url: str) -> None:
+    base = f"{pages_url}/defects/"
+    visited = {p.url for p in runs.reports["crawl2"].pages}
+    assert visited == {
+        base + n
+        for n in ("crawl-start.html", "crawl-b.html", "crawl-c.html?item=1", "crawl-deep.html")
+    }
+    assert runs.reports["crawl2"].findings == []
+
+
+def test_urls_are_deduplicated_without_their_fragment() -> None:
+    assert normalise_url("http://a.test/x.html#top") == "http://a.test/x.html"
+    assert normalise_url("http://a.test") == "http://a.test/"
+    assert normalise_url("http://a.test/?q=1#f") == "http://a.test/?q=1"
+
+
+# --- results ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("output", "problem"),
+    [
+        ("plain text", None),
+        ({"any": "object"}, None),
+        ({"content": [{"type": "text", "text": "ok"}]}, None),
+        ({"content": [{"type": "text", "text": "x"}], "isError": True}, None),
+        ({"content": "text"}, '"content" must be a list'),
+        ({"isError": True}, '"content" must be a list'),
+        ({"content": [{"type": "text"}]}, 'without a "text" string'),
+        ({"content": [{"type": "video"}]}, "has type"),
+        ({"content": [{"type": "image", "data": "x"}]}, '"mimeType"'),
+        ({"content": [], "isError": "yes"}, '"isError" must be'),
+        ({"content": [], "structuredContent": [1]}, '"structuredContent" must be'),
+    ],
+)
+def test_an_mcp_shaped_result_must_be_a_valid_one(output: Any, problem: str | None) -> None:
+    got = result_problem(output)
+    assert (got is None) if problem is None else (got is not None and problem in got)
+
+
+# --- reports ------------------------------------------------------------------------------------
+
+
+def test_the_json_report_holds_findings_pages_and_call_records(runs: Runs) -> None:
+    data = json.loads(json.dumps(to_json(small(runs.reports["main"])), default=repr))
+    assert data["summary"]["passed"] is False
+    assert {f["check"] for f in data["findings"]} >= {"behaviour.answers", "discovery.tool-count"}
+    assert data["records"]
+    assert all("input" in r and "result" in r for r in data["records"])
+
+
+def test_the_junit_report_has_a_case_per_check_and_target(runs: Runs, tmp_path: Path) -> None:
+    report = small(runs.reports["main"])
+    path = tmp_path / "junit.xml"
+    write_junit(report, path)
+    root = ET.parse(path).getroot()
+    cases = root.findall("./testsuite/testcase")
+    assert len(cases) == len(report.testcases())
+    failed = {(c.get("classname"), c.get("name")) for c in cases if c.find("failure") is not None}
+    assert ("behaviour.answers", "spin_forever") in failed
+    assert int(root.get("failures", "0")) == len(failed)
+
+
+def test_the_html_report_runs_no_script_from_page_strings(
+    runs: Runs, pages_url: str, tmp_path: Path
+) -> None:
+    report = small(runs.reports["main"])
+    xss = next(p for p in report.pages if p.url.endswith("hostile-xss.html"))
+    assert "<script>" in xss.tools[0].description
+    path = tmp_path / "report.html"
+    write_html(report, path)
+    text = path.read_text(encoding="utf-8")
+    assert "<script>window.pwned" not in text
+    assert "&lt;script&gt;window.pwned" in text
+    assert in_thread(_open_html(path)) == {"pwned": None, "scripts": 0, "dialogs": 0}
+
+
+async def _open_html(path: Path) -> dict[str, Any]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await launch(p, browser_path=browser_path(), webmcp=False)
+        page = await browser.new_page()
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: dialogs.append(d.message))
+        await page.goto(path.as_uri(), wait_until="load")
+        seen = await page.evaluate(
+            "() => ({pwned: window.pwned === undefined ? null : window.pwned,"
+            " scripts: document.scripts.length})"
+        )
+        await browser.close()
+    return {**seen, "dialogs": len(dialogs)}
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "ftp://example.com/"],
+        ["check", "about:blank"],
+        ["check", "--call", "sometimes", "http://127.0.0.1:9/"],
+        ["check", "--workers", "0", "http://127.0.0.1:9/"],
+        ["check", "--crawl", "-1", "http://127.0.0.1:9/"],
+        ["check", "--timeout", "0", "http://127.0.0.1:9/"],
+        ["check", "--json", "/no/such/folder/report.json", "http://127.0.0.1:9/"],
+        ["check", "--connect", "ws://127.0.0.1:9/", "--cdp", "http://127.0.0.1:9/"],
+    ],
+)
+def test_usage_errors_exit_2_before_a_browser_starts(args: list[str]) -> None:
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+
+
+def test_the_cli_writes_every_report_and_exits_0_on_warnings_only(
+    pages_url: str, tmp_path: Path
+) -> None:
+    url = f"{pages_url}/defects/description-useful.html"
+    paths = {k: tmp_path / f"report.{k}" for k in ("json", "xml", "html")}
+    result = invoke(
+        "check", url, "--timeout", "5", "--json", str(paths["json"]),
+        "--junit", str(paths["xml"]), "--html", str(paths["html"]),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "metadata.description-useful" in result.output
+    data = json.loads(paths["json"].read_text(encoding="utf-8"))
+    assert [f["check"] for f in data["findings"]] == ["metadata.description-useful"]
+    assert ET.parse(paths["xml"]).getroot().tag == "testsuites"
+    assert 'src="data:image/png;base64,' in paths["html"].read_text(encoding="utf-8")
+
+
+def test_strict_makes_warnings_fail_and_json_can_go_to_stdout(pages_url: str) -> None:
+    url = f"{pages_url}/defects/description-useful.html"
+    result = invoke("check", url, "--timeout", "5", "--strict", "--json", "-")
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert data["summary"]["strict"] is True
+    assert data["summary"]["passed"] is False
+
+
+def test_bare_check_checks_the_demo_shop_quickly_and_passes() -> None:
+    started = time.monotonic()
+    result = invoke("check", "--timeout", "5")
+    took = time.monotonic() - started
+    assert "demo shop" in result.stderr
+    assert result.exit_code == 0, result.output
+    assert took < 30

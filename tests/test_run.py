@@ -1,0 +1,497 @@
+"""Scripted runs end to end: ``webmcp-harness run`` on the shop example, its transcript,
+``webmcp-harness replay``, and the runner's steps (retry, confirm, approve) in real Chromium.
+
+The commands run as the installed ``webmcp-harness`` in a subprocess (real exit codes, their
+own browser); the runner's own tests share one browser, driven from a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Coroutine, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from click.testing import CliRunner
+from playwright.async_api import Browser, async_playwright
+
+from webmcp_harness.agent import (
+    RunResult,
+    TranscriptWriter,
+    load_script,
+    play_script,
+    read_transcript,
+    replay_transcript,
+)
+from webmcp_harness.agent.check import SENDS_SECRETS
+from webmcp_harness.agent.runner import RETRY_BASE, StepResult
+from webmcp_harness.agent.transcript import parse_transcript
+from webmcp_harness.browser import launch
+from webmcp_harness.cli import main
+from webmcp_harness.demo import DemoServer
+
+T = TypeVar("T")
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "shop_purchase.yaml"
+HARNESS = str(Path(sys.executable).with_name("webmcp-harness"))
+
+
+@dataclass
+class Command:
+    code: int
+    out: str
+    err: str
+
+
+def harness(*args: str | Path, cwd: Path | None = None) -> Command:
+    done = subprocess.run(
+        [HARNESS, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        check=False,
+    )
+    return Command(done.returncode, done.stdout, done.stderr)
+
+
+# -- the shop example, from the command line -------------------------------------------------
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> tuple[Command, Path]:
+    transcript = tmp_path_factory.mktemp("example") / "shop.jsonl"
+    return harness("run", EXAMPLE, "--transcript", transcript), transcript
+
+
+def test_the_shop_example_passes(example: tuple[Command, Path]) -> None:
+    ran, _ = example
+    assert ran.code == 0, ran.out + ran.err
+    lines = ran.out.splitlines()
+    assert lines[-1].startswith("passed: 12 steps in ")
+    assert [line.split()[1] for line in lines[:-1]] == ["✓"] * 12
+    assert "Using the demo shop at http://127.0.0.1:" in ran.err
+
+
+def test_the_shop_example_meets_what_a_real_shop_throws_at_an_agent(
+    example: tuple[Command, Path],
+) -> None:
+    _, path = example
+    steps = read_transcript(path).steps
+    coded = [
+        (s["action"], s["tool"], s["outcome"]["code"], s["outcome"]["kind"], s["outcome"]["held"])
+        for s in steps
+    ]
+    assert ("call", "add_to_cart", "needs_user", "vendor", None) in coded
+    assert ("call", "place_order", None, None, "ask") in coded
+    assert ("approve", "place_order", None, None, None) in coded
+    assert ("call", "place_order", "unavailable", "not_found", None) in coded
+    assert ("call", "go_to_checkout", "interrupted", "changed", None) in coded
+    last = steps[-1]
+    assert (last["tool"], last["outcome"]["ok"]) == ("place_order", True)
+    assert last["decision"]["approved"] is True  # the approval kept since the unavailable call
+
+
+def test_the_run_writes_a_transcript_line_per_step(example: tuple[Command, Path]) -> None:
+    _, path = example
+    lines = path.read_text(encoding="utf-8").splitlines()
+    entries = [json.loads(line) for line in lines]
+    assert [e["type"] for e in entries] == ["run"] + ["step"] * 12 + ["end"]
+    assert entries[0]["owner"]["name"] == "Sam Rivera"
+    assert entries[0]["demo"] is True
+    assert entries[-1]["passed"] is True
+    assert [e["index"] for e in entries[1:-1]] == list(range(1, 13))
+    assert all(e["passed"] and e["line"] for e in entries[1:-1])
+    calls = [e for e in entries if e.get("action") == "call" and e["outcome"]["held"] is None]
+    assert all(e["record"]["tool"] == e["tool"] for e in calls)  # the record of the call
+
+
+def test_nothing_in_the_shops_normal_traffic_is_taken_for_a_secret(
+    example: tuple[Command, Path],
+) -> None:
+    _, path = example
+    assert "[redacted]" not in path.read_text(encoding="utf-8")
+
+
+def test_replay_of_the_example_reports_no_difference(example: tuple[Command, Path]) -> None:
+    _, path = example
+    replayed = harness("replay", path)
+    assert replayed.code == 0, replayed.out + replayed.err
+    assert replayed.out == "no differences\n"
+
+
+def test_replay_reports_each_step_whose_coded_outcome_changed(
+    example: tuple[Command, Path], tmp_path: Path
+) -> None:
+    _, path = example
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    unavailable = next(e for e in entries if e.get("outcome", {}).get("code") == "unavailable")
+    unavailable["outcome"] = {**unavailable["outcome"], "code": None, "kind": None, "ok": True}
+    edited = tmp_path / "older-site.jsonl"
+    edited.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    replayed = harness("replay", edited, "--json")
+    assert replayed.code == 1, replayed.out + replayed.err
+    report = json.loads(replayed.out)
+    assert report["same"] is False
+    assert [(d["index"], d["old"]["ok"], d["new"]["kind"]) for d in report["differences"]] == [
+        (unavailable["index"], True, "not_found")
+    ]
+
+
+def test_a_transcript_cut_mid_run_still_parses_line_by_line(
+    example: tuple[Command, Path],
+) -> None:
+    _, path = example
+    text = path.read_text(encoding="utf-8")
+    whole = parse_transcript(text).entries
+    lines = set(text.split("\n"))
+    ends = [i + 1 for i, c in enumerate(text) if c == "\n"]
+    for cut in sorted({*ends, *(end - 1 for end in ends), *range(0, len(text), 211)}):
+        part = parse_transcript(text[:cut])
+        tail = text[:cut].rsplit("\n", 1)[-1]  # the line the cut went through, if any
+        assert part.entries == whole[: len(part.entries)]
+        assert part.truncated == (tail != "" and tail not in lines)
+        assert len(part.entries) == text[:cut].count("\n") + (tail in lines and tail != "")
+        assert part.finished == (cut >= len(text) - 1)
+
+
+BAD_SCRIPTS = [
+    ("steps:\n  - open: /\n  - call: {tool: view_cart, expekt: {ok: true}}\n", 3, "expekt"),
+    ("steps:\n  - open: /\n  - call:\n      tool: view_cart\n      retry: always\n", 5, "retry"),
+    ("steps:\n  - open: /\n  - wait_for_tool: {tool: a, timeout: -1}\n", 3, "timeout"),
+    ("owner: {instructions: hi}\nsteps:\n  - open: /\n", 1, "needs 'name'"),
+    ("steps:\n  - open: /\n  - call: {tool: view_cart\n", 4, "bad YAML"),
+    ("steps: []\n", 1, "steps is empty"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "why"), BAD_SCRIPTS)
+def test_a_bad_script_is_refused_before_anything_runs(
+    tmp_path: Path, text: str, line: int, why: str
+) -> None:
+    script = tmp_path / "bad.yaml"
+    script.write_text(text, encoding="utf-8")
+    transcript = tmp_path / "never.jsonl"
+    ran = CliRunner().invoke(main, ["run", str(script), "--transcript", str(transcript)])
+    assert ran.exit_code == 2
+    assert f"bad.yaml:{line}: " in ran.stderr
+    assert why in ran.stderr
+    assert ran.stdout == ""
+    assert not transcript.exists()  # nothing ran, nothing was written
+
+
+def test_a_failing_step_ends_the_run_with_status_1(tmp_path: Path) -> None:
+    script = tmp_path / "fails.yaml"
+    script.write_text(
+        "owner: Sam Rivera\n"
+        "steps:\n"
+        "  - open: /product?id=storm-shell\n"
+        "  - call:\n"
+        "      tool: add_to_cart\n"
+        "      input: {size: M}\n"
+        "  - call: {tool: view_cart}\n",
+        encoding="utf-8",
+    )
+    transcript = tmp_path / "fails.jsonl"
+    ran = harness("run", script, "--transcript", transcript)
+    assert ran.code == 1, ran.out + ran.err
+    assert "  2 ✗ call add_to_cart" in ran.out
+    assert "expected the tool's result, got vendor (failed): Out of stock" in ran.out
+    assert ran.out.splitlines()[-1] == "failed at step 2 (line 4); 2 of 3 steps ran"
+    recorded = read_transcript(transcript)
+    assert len(recorded.steps) == 2
+    assert recorded.end is not None
+    assert recorded.end["passed"] is False
+
+
+# -- the runner's steps, on one shared browser -----------------------------------------------
+class Loop:
+    """An event loop in a thread of its own, for the async API beside sync Playwright."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=120)
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[tuple[Loop, Browser]]:
+    loop = Loop()
+    playwright = loop.run(async_playwright().start())
+    browser = loop.run(launch(playwright))
+    try:
+        yield loop, browser
+    finally:
+        loop.run(browser.close())
+        loop.run(playwright.stop())
+        loop.stop()
+
+
+@dataclass
+class Played:
+    result: RunResult
+    transcript: Path
+    seen: list[tuple[int, int]]
+    """For each step as it ended: its index, and how many step lines the file had then."""
+
+
+def play(chromium: tuple[Loop, Browser], text: str, base_url: str, transcript: Path) -> Played:
+    loop, browser = chromium
+    script = load_script(text, base_url=base_url)
+    seen: list[tuple[int, int]] = []
+
+    def on_step(step: StepResult) -> None:
+        lines = transcript.read_text(encoding="utf-8").splitlines()
+        seen.append((step.index, sum(1 for line in lines if '"type":"step"' in line)))
+
+    async def body() -> RunResult:
+        context = await browser.new_context()
+        try:
+            page = await context.new_page()
+            with TranscriptWriter(transcript) as writer:
+                return await play_script(
+                    script, page, base_url=base_url, transcript=writer, on_step=on_step
+                )
+        finally:
+            await context.close()
+
+    return Played(loop.run(body()), transcript, seen)
+
+
+def outcomes(result: RunResult) -> list[str]:
+    return [f"{s.label}: {s.outcome.describe()}" for s in result.steps]
+
+
+def test_each_step_is_on_disk_before_the_next_one_starts(
+    chromium: tuple[Loop, Browser], webmcp_demo_url: str, tmp_path: Path
+) -> None:
+    played = play(
+        chromium,
+        "steps:\n  - open: /\n  - call: {tool: view_cart}\n  - wait_for_tool: get_product\n",
+        webmcp_demo_url,
+        tmp_path / "t.jsonl",
+    )
+    assert played.result.passed
+    assert played.seen == [(1, 1), (2, 2), (3, 3)]
+
+
+def test_retry_auto_retries_an_interrupted_call_after_rereading_the_tools(
+    chromium: tuple[Loop, Browser], pages_url: str, tmp_path: Path
+) -> None:
+    played = play(
+        chromium,
+        "steps:\n"
+        "  - open: /agent/tools.html\n"
+        "  - call: {tool: flaky, retry: auto, expect: {path: $.attempt, equals: 2}}\n",
+        pages_url,
+        tmp_path / "t.jsonl",
+    )
+    assert played.result.passed, outcomes(played.result)
+    step = played.result.steps[1]
+    assert step.attempts == 2
+    tries = read_transcript(played.transcript).steps[1]["attempts"]
+    assert [(t["attempt"], t["code"], t["ok"]) for t in tries] == [
+        (1, "interrupted", False),
+        (2, None, True),
+    ]
+    assert step.ms >= RETRY_BASE * 1000  # it backed off before trying again
+
+
+def test_without_retry_the_interrupted_call_is_the_outcome(
+    chromium: tuple[Loop, Browser], pages_url: str, tmp_path: Path
+) -> None:
+    played = play(
+        chromium,
+        "steps:\n"
+        "  - open: /agent/tools.html\n"
+        "  - call: {tool: flaky, expect: {code: interrupted, kind: changed}}\n"
+        "  - call: {tool: flaky, expect: {path: $.attempt, equals: 2}}\n",
+        pages_url,
+        tmp_path / "t.jsonl",
+    )
+    assert played.result.passed, outcomes(played.result)
+    assert [s.attempts for s in played.result.steps] == [1, 1, 1]
+
+
+def test_retry_auto_gives_up_after_its_attempts(
+    chromium: tuple[Loop, Browser], pages_url: str, tmp_path: Path
+) -> None:
+    played = play(
+        chromium,
+        "steps:\n"
+        "  - open: /agent/tools.html\n"
+        "  - call: {tool: moving, retry: auto, attempts: 3, expect: {code: interrupted}}\n",
+        pages_url,
+        tmp_path / "t.jsonl",
+    )
+    assert played.result.passed, outcomes(played.result)
+    assert played.result.steps[1].attempts == 3
+
+
+def test_retry_auto_never_retries_a_code_that_is_not_retryable(
+    chromium: tuple[Loop, Browser], pages_url: str, tmp_path: Path
+) -> None:
+    played = play(
+        chromium,
+        "owner: {name: Sam Rivera, instructions: Pay for it.}\n"
+        "steps:\n"
+        "  - open: /agent/tools.html\n"
+        "  - call: {tool: broken, retry: auto, attempts: 5, expect: {code: failed}}\n"
+        "  - call:\n"
+        "      tool: echo\n"
+        "      input: {text: 'card 4111 1111 1111 1111'}\n"
+        "      retry: auto\n"
+        "      expect: {held: stop}\n",
+        pages_url,
+        tmp_path / "t.jsonl",
+    )
+    assert played.result.passed, outcomes(played.result)
+    assert [s.attempts for s in played.result.steps] == [1, 1, 1]
+
+
+def test_confirm_acts_as_the_person_on_a_waiting_form(
+    chromium: tuple[Loop, Browser], webmcp_demo_url: str, tmp_path: Path
+) -> None:
+    played = play(
+        chromium,
+        "owner:\n"
+        "  name: Sam Rivera\n"
+        "  instructions: Sign me up for the monthly Tide Report, sam.rivera@example.com.\n"
+        "steps:\n"
+        "  - open: /\n"
+        "  - call:\n"
+        "      tool: subscribe_newsletter\n"
+        "      input: {email: sam.rivera@example.com, frequency: monthly}\n"
+        "      expect: {code: needs_user, contains: waits for the person}\n"
+        "  - confirm:\n"
+        "      tool: subscribe_newsletter\n"
+        "      expect: {path: $.subscribed, equals: true}\n",
+        webmcp_demo_url,
+        tmp_path / "t.jsonl",
+    )
+    assert played.result.passed, outcomes(played.result)
+
+
+def test_a_stop_cannot_be_approved_and_the_secret_never_reaches_the_transcript(
+    chromium: tuple[Loop, Browser], webmcp_demo_url: str, tmp_path: Path
+) -> None:
+    card = "4111 1111 1111 1111"
+    played = play(
+        chromium,
+        "owner: Sam Rivera\n"
+        "steps:\n"
+        "  - open: /checkout?items=harbor-mug:1\n"
+        "  - call:\n"
+        "      tool: place_order\n"
+        f"      input: {{email: sam@example.com, shipping: standard, payment: '{card}'}}\n"
+        "      expect: {held: stop}\n"
+        "  - approve: place_order\n"
+        "  - call: {tool: view_cart}\n",
+        webmcp_demo_url,
+        tmp_path / "t.jsonl",
+    )
+    result = played.result
+    assert not result.passed
+    assert outcomes(result)[1:] == [
+        f"call place_order: held (stop): {SENDS_SECRETS}",
+        f"approve place_order: held (stop): {SENDS_SECRETS}",  # it stays stopped
+    ]
+    assert result.failed is not None
+    assert result.failed.index == 3
+    assert result.failed.misses == [
+        "the check stopped that call to place_order; a stop can't be approved"
+    ]
+    text = played.transcript.read_text(encoding="utf-8")
+    assert card not in text
+    assert "4111" not in text
+    assert "[redacted]" in text
+    recorded = read_transcript(played.transcript)
+    assert len(recorded.steps) == 3
+    assert recorded.end is not None
+    assert recorded.end["failedStep"] == 3
+
+
+def test_replay_stops_a_redacted_secret_again(
+    chromium: tuple[Loop, Browser], webmcp_demo_url: str, tmp_path: Path
+) -> None:
+    played = play(
+        chromium,
+        "owner: Sam Rivera\n"
+        "steps:\n"
+        "  - open: /checkout?items=harbor-mug:1\n"
+        "  - call:\n"
+        "      tool: apply_coupon\n"
+        "      input: {code: 'DE89 3704 0044 0532 0130 00'}\n"
+        "      expect: {held: stop}\n",
+        webmcp_demo_url,
+        tmp_path / "t.jsonl",
+    )
+    assert played.result.passed, outcomes(played.result)
+    loop, browser = chromium
+
+    async def body() -> Any:
+        context = await browser.new_context()
+        try:
+            page = await context.new_page()
+            return await replay_transcript(read_transcript(played.transcript), page)
+        finally:
+            await context.close()
+
+    replayed = loop.run(body())
+    assert replayed.same, [d.describe() for d in replayed.differences]
+    assert replayed.steps[1].outcome.held == "stop"
+
+
+def test_replay_of_a_cut_transcript_repeats_the_steps_it_has(
+    chromium: tuple[Loop, Browser], example: tuple[Command, Path], tmp_path: Path
+) -> None:
+    _, path = example
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = tmp_path / "killed.jsonl"
+    cut.write_text("".join(lines[:8]) + lines[8][:40], encoding="utf-8")  # killed mid-line
+    recorded = read_transcript(cut)
+    assert (recorded.truncated, recorded.finished, len(recorded.steps)) == (True, False, 7)
+    loop, browser = chromium
+
+    async def body(site: str) -> Any:
+        context = await browser.new_context()
+        try:
+            page = await context.new_page()
+            return await replay_transcript(recorded, page, base_url=site)
+        finally:
+            await context.close()
+
+    with DemoServer() as server:  # the run served the demo shop; so does its replay
+        replayed = loop.run(body(server.url))
+    assert replayed.same, [d.describe() for d in replayed.differences]
+    assert len(replayed.steps) == 7
+
+
+def test_open_and_wait_for_tool_fail_with_a_kind(
+    chromium: tuple[Loop, Browser], webmcp_demo_url: str, tmp_path: Path
+) -> None:
+    missing = play(
+        chromium, "steps:\n  - open: /no-such-page\n", webmcp_demo_url, tmp_path / "a.jsonl"
+    )
+    assert outcomes(missing.result) == ["open /no-such-page: not_found"]
+    assert not missing.result.passed
+    absent = play(
+        chromium,
+        "steps:\n  - open: /\n  - wait_for_tool: {tool: place_order, timeout: 0.3}\n",
+        webmcp_demo_url,
+        tmp_path / "b.jsonl",
+    )
+    assert outcomes(absent.result)[1] == "wait_for_tool place_order: not_found"
+    assert absent.result.failed is not None
+    assert absent.result.failed.misses == ["No tool place_order appeared within 0.3 s."]

@@ -391,8 +391,8 @@ def report(out: dict[str, Any]) -> tuple[str, bool]:
         row(
             f"throughput, {in_flight:>2} in flight: time per call ours / raw",
             o / r,
-            "<= 1.15x",
-            o / r <= 1.15,
+            "(info)",
+            None,
             f"{1 / o:,.0f} vs {1 / r:,.0f} calls/s",
         )
     disc = out["discovery"]
@@ -435,7 +435,7 @@ _HEAD = ("measure", "ratio", "target", "", "absolute (median)")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.call_overhead", description=__doc__)
     parser.add_argument("--rounds", type=int, default=1000, help="interleaved latency rounds")
-    parser.add_argument("--trials", type=int, default=7, help="discovery trials")
+    parser.add_argument("--trials", type=int, default=11, help="discovery trials")
     parser.add_argument("--batches", type=int, default=100, help="throughput batches per point")
     parser.add_argument("--json", action="store_true", help="also print the raw samples as JSON")
     options = parser.parse_args(argv)

@@ -11,7 +11,12 @@ In Chromium launched WITHOUT the WebMCP flag (the polyfill is the only implement
 
 And with the flag on (as the CLI and the plugin launch Chromium), the same polyfilled pages reach
 their tools through the browser's own WebMCP (`@mcp-b/webmcp-polyfill` stands aside,
-`@mcp-b/global` wraps native), so the flag is harmless.
+`@mcp-b/global` wraps native), so the flag is harmless; a forced `backend="inpage"` there still
+sees a form wait for its person.
+
+The async API runs on a loop of its own (`Loop`), beside pytest-playwright's sync `page`. Tests
+that need several browser sessions run them at once, inside the test (xdist splits tests, so a
+module-wide batch would run once per worker).
 
 The vendored polyfills: tests/polyfills/ (see its README).
 """
@@ -26,13 +31,12 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, async_playwright
 from playwright.sync_api import Page
 
@@ -49,8 +53,9 @@ POLYFILLS = TESTS / "polyfills"
 DOCS = TESTS.parent / "docs" / "polyfills.md"
 PACKAGES = {"webmcp-polyfill": "@mcp-b/webmcp-polyfill", "global": "@mcp-b/global"}
 WAIT = 10.0  # upper bound of any wait on the browser; the waits end on events
-ASYNC = pytest.mark.asyncio(loop_scope="module")
+T = TypeVar("T")
 NO_CONTEXT = "has no document.modelContext"
+ECHO = '{"text": "hi"}'
 
 SCENARIOS = {s["id"]: s for s in load_expectations()["scenarios"]}
 
@@ -162,12 +167,49 @@ def flagless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             chromium.wait(WAIT)
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser(flagless: str) -> AsyncIterator[Browser]:
-    async with async_playwright() as p:
-        connected = await p.chromium.connect_over_cdp(flagless)
-        yield connected
+class Loop:
+    """An event loop in a thread of its own, for the async API beside pytest-playwright's sync one.
+
+    (The sync `page` fixture runs its own loop in this thread; pytest-asyncio's would clash.)
+    """
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 180) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(WAIT)
+        self.loop.close()
+
+
+@pytest.fixture(scope="module")
+def aio() -> Iterator[Loop]:
+    loop = Loop()
+    yield loop
+    loop.close()
+
+
+@pytest.fixture(scope="module")
+def flagless_browser(aio: Loop, flagless: str) -> Iterator[Browser]:
+    """The flagless Chromium, through Playwright's async API on `aio`'s loop."""
+
+    async def connect() -> tuple[Any, Browser]:
+        playwright = await async_playwright().start()
+        return playwright, await playwright.chromium.connect_over_cdp(flagless)
+
+    playwright, connected = aio.run(connect())
+    yield connected
+
+    async def disconnect() -> None:
         await connected.close()
+        await playwright.stop()
+
+    aio.run(disconnect())
 
 
 def _text(result: ToolResult) -> str:
@@ -183,73 +225,78 @@ def _code(result: ToolResult, session: WebMCPSession) -> str | None:
 # -- the browser really is without WebMCP ------------------------------------------------------
 
 
-@ASYNC
-async def test_the_flagless_chromium_has_no_model_context_of_its_own(
-    browser: Browser, site: str
+def test_the_flagless_chromium_has_no_model_context_of_its_own(
+    aio: Loop, flagless_browser: Browser, site: str
 ) -> None:
-    context = await browser.new_context()
-    try:
-        page = await context.new_page()
-        await page.goto(f"{site}/none.html")
-        assert await page.evaluate("isSecureContext && !('modelContext' in document)") is True
-        await page.goto(f"{site}/global.html")
-        assert await page.evaluate("document.modelContext.__isBrowserMcpServer") is True
-    finally:
-        await context.close()
+    async def body() -> None:
+        context = await flagless_browser.new_context()
+        try:
+            page = await context.new_page()
+            await page.goto(f"{site}/none.html")
+            assert await page.evaluate("isSecureContext && !('modelContext' in document)") is True
+            await page.goto(f"{site}/global.html")
+            assert await page.evaluate("document.modelContext.__isBrowserMcpServer") is True
+        finally:
+            await context.close()
+
+    aio.run(body())
 
 
 # -- 4. a page with no document.modelContext at all ------------------------------------------
 
 
-@ASYNC
 @pytest.mark.parametrize("backend", ["auto", "cdp", "inpage"])
-async def test_a_page_without_model_context_is_unavailable_and_says_why(
-    browser: Browser, site: str, backend: Any
+def test_a_page_without_model_context_is_unavailable_and_says_why(
+    aio: Loop, flagless_browser: Browser, site: str, backend: Any
 ) -> None:
-    context = await browser.new_context()
-    try:
-        page = await context.new_page()
-        session = await WebMCPSession.attach(page, backend=backend, timeout=WAIT)
-        await page.goto(f"{site}/none.html")
-        assert await session.tools() == []
-        result = await session.call("echo", {"text": "hi"})
-        assert tool_error_code(result) is not None
-        assert _code(result, session) == "unavailable"
-        assert f'No tool "echo": this page ({site}/none.html) {NO_CONTEXT}' in _text(result)
-        assert "or a page that loads a WebMCP polyfill" in _text(result)
-        await session.close()
-    finally:
-        await context.close()
+    async def body() -> ToolResult:
+        context = await flagless_browser.new_context()
+        try:
+            page = await context.new_page()
+            async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
+                await page.goto(f"{site}/none.html")
+                assert await session.tools() == []
+                result = await session.call("echo", {"text": "hi"})
+                assert session.records[-1].code == "unavailable"
+                return result
+        finally:
+            await context.close()
+
+    result = aio.run(body())
+    assert tool_error_code(result) is not None
+    assert f'No tool "echo": this page ({site}/none.html) {NO_CONTEXT}.' in _text(result)
+    assert "or a page that loads a WebMCP polyfill." in _text(result)
 
 
-@ASYNC
 @pytest.mark.parametrize("polyfill", list(PACKAGES))
-async def test_auto_moves_to_the_in_page_backend_on_a_polyfilled_page(
-    browser: Browser, site: str, polyfill: str
+def test_auto_moves_to_the_in_page_backend_on_a_polyfilled_page(
+    aio: Loop, flagless_browser: Browser, site: str, polyfill: str
 ) -> None:
-    context = await browser.new_context()
-    try:
-        page = await context.new_page()
-        session = await WebMCPSession.attach(page, timeout=WAIT)
-        assert session.backend.name == "cdp"  # WebMCP.enable answers even without the flag
-        await page.goto(f"{site}/{polyfill}.html")
-        await page.evaluate("window.toolsReady")
-        tools = {t.name: t for t in await session.tools()}
-        assert session.backend.name == "inpage"
-        assert sorted(tools) == ["boom", "echo"]
-        assert {t.backend for t in tools.values()} == {"inpage"}
-        assert tools["echo"].read_only
-        result = await session.call("echo", {"text": "hi"})
-        assert result["content"] == [{"type": "text", "text": '{"echo":"hi"}'}]
-        boom = await session.call("boom")
-        assert _code(boom, session) == "failed"
-        assert _text(boom) == "Error [failed]: the kettle is broken"  # the polyfill's prefix cut
-        # A tool the page does not have: unavailable, naming the tools it has.
-        missing = await session.call("nope")
-        assert "Tools here: boom, echo." in _text(missing)
-        await session.close()
-    finally:
-        await context.close()
+    async def body() -> None:
+        context = await flagless_browser.new_context()
+        try:
+            page = await context.new_page()
+            async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+                assert session.backend.name == "cdp"  # WebMCP.enable answers without the flag too
+                await page.goto(f"{site}/{polyfill}.html")
+                await page.evaluate("window.toolsReady")
+                tools = {t.name: t for t in await session.tools()}
+                assert session.backend.name == "inpage"
+                assert sorted(tools) == ["boom", "echo"]
+                assert {t.backend for t in tools.values()} == {"inpage"}
+                assert tools["echo"].read_only
+                result = await session.call("echo", {"text": "hi"})
+                assert result["content"] == [{"type": "text", "text": '{"echo":"hi"}'}]
+                boom = await session.call("boom")
+                assert _code(boom, session) == "failed"
+                assert _text(boom) == "Error [failed]: the kettle is broken"  # prefix cut
+                # A tool the page does not have: unavailable, naming the tools it has.
+                missing = await session.call("nope")
+                assert "Tools here: boom, echo." in _text(missing)
+        finally:
+            await context.close()
+
+    aio.run(body())
 
 
 # -- 3. the demo shop's scenarios with the polyfill injected ---------------------------------
@@ -266,7 +313,6 @@ class Outcome(NamedTuple):
 # @mcp-b/webmcp-polyfill through backend="inpage"; @mcp-b/global through backend="auto" (which
 # starts on CDP and moves in-page). Both polyfills agree through either backend (docs/polyfills.md).
 RUNS = [("webmcp-polyfill", "inpage"), ("global", "auto")]
-PARALLEL = 4
 
 
 async def _run_scenario(
@@ -277,8 +323,7 @@ async def _run_scenario(
         # Installed before the shop's scripts, which guard with `if (document.modelContext)`.
         await context.add_init_script(path=str(POLYFILLS / polyfill / "index.iife.js"))
         page = await context.new_page()
-        session = await WebMCPSession.attach(page, backend=backend, timeout=WAIT)
-        try:
+        async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
             await page.goto(shop + scenario["page"])
             if scenario["expect"] != "unavailable":
                 await session.wait_for_tool(scenario["tool"], timeout=WAIT)
@@ -299,55 +344,37 @@ async def _run_scenario(
                 session.backend.name,
                 cancelled,
             )
-        finally:
-            await session.close()
     finally:
         await context.close()
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def outcomes(browser: Browser, shop: str) -> dict[tuple[str, str], Outcome]:
-    """Every scenario through every run, a few at once (each in its own browser context)."""
-    gate = asyncio.Semaphore(PARALLEL)
-
-    async def one(polyfill: str, backend: str, scenario: dict[str, Any]) -> Outcome:
-        async with gate:
-            return await _run_scenario(browser, shop, polyfill, backend, scenario)
-
-    keys = [(p, s) for p, _ in RUNS for s in SCENARIOS]
-    done = await asyncio.gather(*(one(p, b, SCENARIOS[s]) for p, b in RUNS for s in SCENARIOS))
-    return dict(zip(keys, done, strict=True))
-
-
-@ASYNC
 @pytest.mark.parametrize("scenario_id", list(SCENARIOS))
-@pytest.mark.parametrize("polyfill", [p for p, _ in RUNS])
-async def test_a_demo_scenario_through_the_polyfill_gives_the_tables_code(
-    outcomes: dict[tuple[str, str], Outcome], polyfill: str, scenario_id: str
+def test_a_demo_scenario_through_a_polyfill_gives_the_tables_code(
+    aio: Loop, flagless_browser: Browser, shop: str, scenario_id: str
 ) -> None:
-    got = outcomes[(polyfill, scenario_id)]
-    why = json.dumps(got.record, default=str)[:2000]
-    assert got.backend == "inpage", why
-    assert got.code == polyfill_code(scenario_id), why
+    scenario = SCENARIOS[scenario_id]
 
+    async def both() -> list[Outcome]:  # the runs are independent: each in its own context
+        return await asyncio.gather(
+            *(_run_scenario(flagless_browser, shop, p, b, scenario) for p, b in RUNS)
+        )
 
-@ASYNC
-@pytest.mark.parametrize("polyfill", [p for p, _ in RUNS])
-async def test_what_the_same_codes_hide(
-    outcomes: dict[tuple[str, str], Outcome], polyfill: str
-) -> None:
-    timed_out = outcomes[(polyfill, "check-payment-status")]
-    assert timed_out.code == "timeout"
-    assert timed_out.cancelled_in_page == 0  # no signal, no toolcancel: the page never hears
-    tracked = outcomes[(polyfill, "track-order")].result
-    assert tracked["content"] == []  # answered at submit: no JSON-LD of the next page
-    replaced = outcomes[(polyfill, "update-quantity-reregisters")]
-    assert "removed or replaced during the call" in _text(replaced.result)
-    assert "Tool unregistered" in _text(replaced.result)
-    for scenario_id in POLYFILL_DIFFERS:  # the text survives where the code does not
-        text = _text(outcomes[(polyfill, scenario_id)].result)
-        assert text.startswith("Error [failed]: ")
-        assert "Tool was executed" not in text
+    for (polyfill, _), got in zip(RUNS, aio.run(both()), strict=True):
+        why = f"{polyfill}: " + json.dumps(got.record, default=str)[:2000]
+        assert got.backend == "inpage", why
+        assert got.code == polyfill_code(scenario_id), why
+        text = _text(got.result)
+        # What the codes do not show (POLYFILL_NOTES), and the text surviving the lost code.
+        if scenario_id in POLYFILL_DIFFERS:
+            assert text.startswith("Error [failed]: "), why
+            assert "Tool was executed" not in text, why
+        if scenario_id == "check-payment-status":
+            assert got.cancelled_in_page == 0, why  # no signal, no toolcancel: never told
+        if scenario_id == "track-order":
+            assert got.result["content"] == [], why  # answered at submit: no next page's JSON-LD
+        if scenario_id == "update-quantity-reregisters":
+            assert "removed or replaced during the call" in text, why
+            assert "Tool unregistered" in text, why
 
 
 def test_the_table_covers_every_scenario_and_the_docs_carry_it() -> None:
@@ -384,107 +411,70 @@ def _cli(*args: str) -> Run:
     return Run(done.returncode, done.stdout, done.stderr)
 
 
-@pytest.fixture(scope="module")
-def cli(site: str, flagless: str) -> dict[tuple[str, ...], Run]:
-    """The CLI runs of this module, a few at once (each is a process and a browser session)."""
-    plans: dict[tuple[str, ...], list[str]] = {}
-    for polyfill in PACKAGES:
-        url = f"{site}/{polyfill}.html"
-        for backend in ("auto", "inpage"):
-            common = ["--cdp", flagless, "--backend", backend, "--timeout", str(WAIT)]
-            plans[("tools", polyfill, backend)] = ["tools", url, "--json", *common]
-            plans[("echo", polyfill, backend)] = [
-                "call",
-                url,
-                "echo",
-                '{"text": "hi"}',
-                "--json",
-                *common,
-            ]
-        # The CLI's own launch, WebMCP flag on: the polyfill defers to (or wraps) native WebMCP.
-        plans[("tools", polyfill, "flag")] = ["tools", url, "--json", "--timeout", str(WAIT)]
-    plans[("boom", "global", "inpage")] = [
-        "call",
-        f"{site}/global.html",
-        "boom",
-        "--json",
-        "--cdp",
-        flagless,
-        "--backend",
-        "inpage",
-    ]
-    plans[("echo", "global", "flag")] = [
-        "call",
-        f"{site}/global.html",
-        "echo",
-        '{"text": "hi"}',
-        "--json",
-        "--timeout",
-        str(WAIT),
-    ]
-    for backend in ("auto", "inpage"):  # --timeout 3: `call` waits up to 3 s for the tool
-        plans[("echo", "none", backend)] = [
-            "call", f"{site}/none.html", "echo", "--json", "--cdp", flagless,
-            "--backend", backend, "--timeout", "3",
-        ]  # fmt: skip
-    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
-        runs = {key: pool.submit(_cli, *argv) for key, argv in plans.items()}
-        return {key: future.result() for key, future in runs.items()}
+def _cli_runs(*commands: list[str]) -> list[Any]:
+    """Run the CLI commands at once; each must exit 0 and print one JSON document."""
+    with ThreadPoolExecutor(max_workers=len(commands)) as pool:
+        runs = list(pool.map(lambda argv: _cli(*argv), commands))
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    return [json.loads(run.stdout) for run in runs]
 
 
-def _json(run: Run) -> Any:
-    assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)
+def _without_the_flag(flagless: str, backend: str, timeout: float = WAIT) -> list[str]:
+    """The CLI on the flagless Chromium, as a user points it at their own browser."""
+    return ["--json", "--cdp", flagless, "--backend", backend, "--timeout", f"{timeout:g}"]
 
 
-@pytest.mark.parametrize("backend", ["auto", "inpage"])
-@pytest.mark.parametrize("polyfill", list(PACKAGES))
-def test_cli_tools_lists_a_polyfilled_pages_tools_without_the_flag(
-    cli: dict[tuple[str, ...], Run], polyfill: str, backend: str
-) -> None:
-    tools = {t["name"]: t for t in _json(cli[("tools", polyfill, backend)])}
-    assert sorted(tools) == ["boom", "echo"]
-    assert tools["echo"]["backend"] == "inpage"
-    assert tools["echo"]["frameId"] == "inpage:0"
-    assert tools["echo"]["inputSchema"]["required"] == ["text"]
-
-
-@pytest.mark.parametrize("backend", ["auto", "inpage"])
-@pytest.mark.parametrize("polyfill", list(PACKAGES))
-def test_cli_call_calls_a_polyfilled_pages_tool_without_the_flag(
-    cli: dict[tuple[str, ...], Run], polyfill: str, backend: str
-) -> None:
-    assert _json(cli[("echo", polyfill, backend)]) == {
-        "content": [{"type": "text", "text": '{"echo":"hi"}'}]
+def _echo_tool(url: str) -> dict[str, Any]:
+    return {
+        "name": "echo",
+        "description": "Echo the text back.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+        "annotations": {"readOnlyHint": True, "untrustedContentHint": False},
+        "frameId": "inpage:0",
+        "frameUrl": url,
+        "declarative": False,
+        "backend": "inpage",
     }
 
 
-def test_cli_call_codes_a_polyfilled_failure_like_a_native_one(
-    cli: dict[tuple[str, ...], Run],
+def test_cli_tools_and_call_work_on_polyfilled_pages_without_the_flag(
+    site: str, flagless: str
 ) -> None:
-    result = _json(cli[("boom", "global", "inpage")])
-    assert result["structuredContent"]["error"] == {"code": "failed", "retryable": False}
-    assert result["content"][0]["text"] == "Error [failed]: the kettle is broken"
+    # Each command, each backend and each polyfill at least once.
+    polyfill, glob = f"{site}/webmcp-polyfill.html", f"{site}/global.html"
+    tools_auto, tools_inpage, echo, boom = _cli_runs(
+        ["tools", polyfill, *_without_the_flag(flagless, "auto")],
+        ["tools", glob, *_without_the_flag(flagless, "inpage")],
+        ["call", polyfill, "echo", ECHO, *_without_the_flag(flagless, "inpage")],
+        ["call", glob, "boom", *_without_the_flag(flagless, "auto")],
+    )
+    for tools, url in ((tools_auto, polyfill), (tools_inpage, glob)):
+        assert sorted(t["name"] for t in tools) == ["boom", "echo"]
+        assert next(t for t in tools if t["name"] == "echo") == _echo_tool(url)
+    assert echo == {"content": [{"type": "text", "text": '{"echo":"hi"}'}]}
+    assert boom["structuredContent"]["error"] == {"code": "failed", "retryable": False}
+    assert boom["content"][0]["text"] == "Error [failed]: the kettle is broken"
 
 
-@pytest.mark.parametrize("backend", ["auto", "inpage"])
-def test_cli_call_on_a_page_without_model_context_says_so(
-    cli: dict[tuple[str, ...], Run], site: str, backend: str
-) -> None:
-    result = _json(cli[("echo", "none", backend)])
+def test_cli_call_on_a_page_without_model_context_says_so(site: str, flagless: str) -> None:
+    # `call` waits up to --timeout (here 3 s) for the tool to be registered.
+    (result,) = _cli_runs(
+        ["call", f"{site}/none.html", "echo", *_without_the_flag(flagless, "auto", 3)]
+    )
     assert result["structuredContent"]["error"] == {"code": "unavailable", "retryable": True}
-    assert f"this page ({site}/none.html) {NO_CONTEXT}" in result["content"][0]["text"]
+    assert f"this page ({site}/none.html) {NO_CONTEXT}." in result["content"][0]["text"]
 
 
-@pytest.mark.parametrize("polyfill", list(PACKAGES))
-def test_with_the_flag_on_the_cli_reaches_polyfilled_tools_natively(
-    cli: dict[tuple[str, ...], Run], polyfill: str
-) -> None:
-    tools = {t["name"]: t for t in _json(cli[("tools", polyfill, "flag")])}
-    assert sorted(tools) == ["boom", "echo"]
-    assert {t["backend"] for t in tools.values()} == {"cdp"}  # the browser's own registry
-    if polyfill == "global":
-        assert _json(cli[("echo", "global", "flag")])["content"][0]["text"] == '{"echo":"hi"}'
+def test_with_the_flag_on_the_cli_reaches_polyfilled_tools_natively(site: str) -> None:
+    # The CLI's own launch has the WebMCP flag: the polyfills defer to (or wrap) native WebMCP.
+    (tools,) = _cli_runs(["tools", f"{site}/global.html", "--json", "--timeout", f"{WAIT:g}"])
+    assert sorted(t["name"] for t in tools) == ["boom", "echo"]
+    assert {t["backend"] for t in tools} == {"cdp"}  # the browser's own registry
 
 
 # -- 2. the pytest fixture on polyfilled pages -----------------------------------------------
@@ -565,3 +555,18 @@ def test_with_the_flag_on_the_fixture_reaches_a_polyfilled_page_natively(
     assert {t.backend for t in webmcp.tools()} == {"cdp"}
     result = webmcp.call("echo", {"text": "hi"})
     assert result["content"] == [{"type": "text", "text": '{"echo":"hi"}'}]
+
+
+@pytest.mark.webmcp(backend="inpage")
+def test_with_the_flag_on_a_forced_inpage_backend_sees_a_global_wrapped_form_wait(
+    page: Page, webmcp: SyncSession, shop: str
+) -> None:
+    # @mcp-b/global over native WebMCP: native fires `toolactivated` on the context global wraps.
+    page.context.add_init_script(path=str(POLYFILLS / "global" / "index.iife.js"))
+    scenario = SCENARIOS["newsletter-waits-for-person"]
+    page.goto(shop + scenario["page"])
+    assert webmcp.wait_for_tool(scenario["tool"], timeout=WAIT) is not None
+    backend: Any = webmcp.core.backend
+    assert backend.implementations["inpage:0"] == "@mcp-b/global+native"
+    webmcp.call(scenario["tool"], scenario["args"], timeout=WAIT)
+    assert webmcp.records[-1].code == "needs_user"

@@ -214,9 +214,12 @@
           const onActivated = (event) => {
             if (safe(() => String(event.toolName)) === name) activated(true);
           };
+          // @mcp-b/global over native WebMCP: native fires it on the context global wraps.
           const targets = [window];
-          if (s.api !== window && typeof safe(() => s.api.addEventListener) === "function") {
-            targets.push(s.api);
+          for (const api of [s.api, safe(() => s.api.native)]) {
+            if (api && api !== window && typeof safe(() => api.addEventListener) === "function") {
+              targets.push(api);
+            }
           }
           for (const target of targets) target.addEventListener("toolactivated", onActivated);
           unwatch = () => {

@@ -25,7 +25,7 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from ..cli import BrowserOptions, _options, browser_options, check_url, err, open_browser, run
+from .._cli import BrowserOptions, browser_options, check_url, err, open_browser, options_from, run
 from .runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
 from .script import Script, ScriptError, load_script
 from .transcript import Transcript, TranscriptError, TranscriptWriter, format_diff, read_transcript
@@ -104,7 +104,7 @@ def run_script(
 ) -> None:
     """Run the agent script SCRIPT.yaml through the gateway, step by step."""
     timeout_given = _explicit(ctx, "timeout")
-    options = _options(kw)
+    options = options_from(kw)
     if base_url is not None:
         check_url(base_url)
     try:
@@ -195,7 +195,7 @@ def replay(
     **kw: Any,
 ) -> None:
     """Repeat the calls of TRANSCRIPT and print how their coded outcomes differ."""
-    options = _options(kw)
+    options = options_from(kw)
     if against is not None:
         check_url(against)
     try:
@@ -257,22 +257,3 @@ async def _replay(
         finally:
             with contextlib.suppress(Exception):
                 await context.close()
-
-
-def _register() -> None:
-    """Finish the CLI's registration when this module was imported before it.
-
-    ``cli`` registers its optional commands when it is imported; if that import came from here,
-    this module was still half-defined then, so the CLI skipped them. Now it is whole.
-    """
-    from .. import cli
-
-    if run_script.name not in cli.main.commands:
-        with contextlib.suppress(ImportError):
-            cli._register_optional_commands()
-    for command in (run_script, replay):
-        if command.name not in cli.main.commands:
-            cli.main.add_command(command)
-
-
-_register()

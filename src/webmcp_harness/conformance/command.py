@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
 
-from .. import cli
+from .. import _cli as cli
 from .reports import CheckReport, print_summary, write_html, write_json, write_junit
 from .runner import CallMode, CheckOptions, Progress, check_urls
 
@@ -44,6 +44,7 @@ class _Display:
         self.live = console.is_terminal
         self.bar: RichProgress | None = None
         self.task: Any = None
+        self.running: list[str] = []  # pages being checked, oldest first
         if self.live:
             self.bar = RichProgress(
                 TextColumn("checking"),
@@ -67,12 +68,18 @@ class _Display:
 
     def __call__(self, event: Progress) -> None:
         url = cli_url(event.url)
+        if event.event == "start":
+            self.running.append(url)
+        elif url in self.running:
+            self.running.remove(url)
         if self.bar is not None:
+            shown = self.running[-1] if self.running else ""
+            more = f" (+{len(self.running) - 1})" if len(self.running) > 1 else ""
             self.bar.update(
                 self.task,
                 total=max(event.total, 1),
                 completed=event.done,
-                description=escape(url) if event.event == "start" else "",
+                description=escape(shown + more),
             )
             return
         if event.event == "done" and event.page is not None:
@@ -166,7 +173,7 @@ def check(
     Exit status: 0 when no error was found (with --strict: no warning either), 1 when one was,
     2 for a usage error.
     """
-    browser = cli._options(kwargs)
+    browser = cli.options_from(kwargs)
     for url in urls:
         cli.check_url(url)
     json_path = _report_path(json_path, "--json", stdout_ok=True)

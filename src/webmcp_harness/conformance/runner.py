@@ -274,8 +274,8 @@ def _page_error_code(record: CallRecord) -> tuple[bool, str | None]:
         return False, None
     if report.status == "Error" and isinstance(report.exception, dict):
         code = report.exception.get("code")
-        if code is not None and code != "":
-            return True, str(code) if str(code) in _KNOWN_CODES else None
+        if isinstance(code, str) and code:  # (a DOMException's numeric legacy code is no code)
+            return True, code if code in _KNOWN_CODES else None
         message = report.exception.get("message")
         if isinstance(message, str) and message.startswith("Error ["):
             coded = tool_error_code({"content": [{"type": "text", "text": message}]})
@@ -714,17 +714,18 @@ class Checker:
         if isinstance(shot, bytes) and len(shot) <= _MAX_SCREENSHOT:
             visit.result.screenshot = shot
 
-    async def _alive(self, visit: _Visit) -> bool:
+    async def _alive(self, visit: _Visit, limit: float = 3.0) -> bool:
         if visit.page is None or visit.page.is_closed():
             return False
-        answer: Any = await _bounded(visit.page.evaluate("1"), min(3.0, self.wait))
+        answer: Any = await _bounded(visit.page.evaluate("1"), min(limit, self.wait))
         return bool(answer == 1)
 
     async def _close(self, visit: _Visit) -> None:
         session, context = visit.session, visit.context
         visit.session = visit.context = visit.page = None
         if session is not None:
-            visit.records.extend(r for r in session.records if r not in visit.records)
+            known = {id(r) for r in visit.records}
+            visit.records.extend(r for r in session.records if id(r) not in known)
         # The context first: it ends a hung renderer at once, and then the session's own
         # goodbyes to the page fail fast instead of waiting on it.
         if context is not None:
@@ -738,7 +739,7 @@ class Checker:
             _, fatal = await self._open(visit)
         else:
             _, fatal = await self._goto(visit)
-        if fatal or not await self._alive(visit):
+        if fatal or not await self._alive(visit, self.wait):
             raise _PageGone("the page could not be opened again")
 
     # -- declarative forms -----------------------------------------------------------------
@@ -809,6 +810,8 @@ class Checker:
                 await self._exercise(visit, tool, frame)
             except _PageGone as gone:
                 stop = f"{gone} after calling {excerpt(tool.name, 60)}"
+                for check_id in _CALL_CHECKS:
+                    col.skip(check_id, str(gone), tool.name, frame)
             if stop is None and visit.hangs >= _MAX_HANGS:
                 stop = f"{visit.hangs} tools did not answer; the rest were not called"
         # A navigation the last call set off after answering (it never meets a next call).
@@ -856,10 +859,17 @@ class Checker:
                     col.skip(check_id, "the tool was gone when it was called", tool.name, frame)
                 return
             col.ran_all([c for c in _CALL_CHECKS if c != rejects], tool.name, frame)
-            if not self._judge(visit, tool, frame, record, valid=True, reason=None):
+            fine = self._judge(visit, tool, frame, record, valid=True, reason=None)
+            if not fine:
                 col.skip(
                     rejects, "not tried: the call with valid input went wrong", tool.name, frame
                 )
+            try:
+                await self._restore(visit, record)
+            except _PageGone:
+                col.skip(rejects, "not tried: the page could not be opened again", tool.name, frame)
+                raise
+            if not fine:
                 return
         if bad is None:
             return
@@ -869,11 +879,12 @@ class Checker:
             return
         col.ran_all(_CALL_CHECKS, tool.name, frame)
         self._judge(visit, tool, frame, record, valid=False, reason=bad.reason)
+        await self._restore(visit, record)
 
     async def _call(
         self, visit: _Visit, tool: Tool, args: dict[str, Any], *, validate: bool
     ) -> CallRecord | None:
-        """Call the tool on the page as first loaded, then bring the page back if needed."""
+        """Call the tool on the page as first loaded (then judge it, then `_restore` the page)."""
         if visit.navigations != visit.settled and visit.last_call is not None:
             # The page moved after the last call answered: that call navigated, late.
             await self._late_navigation(visit)
@@ -898,7 +909,6 @@ class Checker:
         if visit.navigations != before:
             record.event("pageNavigated", count=visit.navigations - before)
         visit.last_call = (tool, record)
-        await self._restore(visit, record)
         return record
 
     async def _restore(self, visit: _Visit, record: CallRecord) -> None:
@@ -979,7 +989,8 @@ class Checker:
                 record=record,
             )
             return False
-        if record.code == ToolErrorCode.TIMEOUT.value and "timeout" in events:
+        no_answer = "timeout" in events or record.browser.status is None
+        if record.code == ToolErrorCode.TIMEOUT.value and no_answer:
             visit.hangs += 1
             self._add_once(
                 visit,

@@ -38,9 +38,22 @@ def test_scenario_gives_its_expected_code(
 
 def test_the_cli_call_prints_a_demo_scenarios_coded_result(webmcp_demo_url: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "webmcp_harness", "call", f"{webmcp_demo_url}/", "place_order",
-         '{"email": "ada@example.com"}', "--json", "--timeout", "10"],
-        capture_output=True, text=True, timeout=60, check=False,
+        [
+            sys.executable,
+            "-m",
+            "webmcp_harness",
+            "call",
+            f"{webmcp_demo_url}/",
+            "place_order",
+            '{"email": "ada@example.com"}',
+            "--json",
+            "--timeout",
+            "10",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)

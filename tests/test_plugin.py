@@ -239,11 +239,11 @@ def test_a_browser_without_webmcp_skips_with_a_reason(pytester: pytest.Pytester)
 OPTIONS_FILE = """
 
 def test_timeout_option(page, webmcp, site):
-    assert webmcp.timeout == 0.4
+    assert webmcp.timeout == 2.5
     page.goto(site)
     result = webmcp.call("hang")
     expect(result).to_have_code("timeout")
-    assert "no answer in 0.4 s" in result["content"][0]["text"]
+    assert "no answer in 2.5 s" in result["content"][0]["text"]
 
 
 def test_confirm_option_submits_the_form(page, webmcp, site):
@@ -253,9 +253,9 @@ def test_confirm_option_submits_the_form(page, webmcp, site):
     assert "a@example.com" in result["content"][0]["text"]
 
 
-@pytest.mark.webmcp(timeout=2, confirm=False)
+@pytest.mark.webmcp(timeout=4, confirm=False)
 def test_the_marker_beats_the_options(page, webmcp, site):
-    assert webmcp.timeout == 2
+    assert webmcp.timeout == 4
     page.goto(site)
     expect(webmcp.call("subscribe", {"email": "a@example.com"})).to_have_code("needs_user")
 
@@ -274,7 +274,7 @@ def test_the_options_set_timeout_confirm_browser_path_and_backend(
     suite(pytester, OPTIONS_FILE)
     result = run(
         pytester,
-        "--webmcp-timeout=0.4",
+        "--webmcp-timeout=2.5",
         "--webmcp-confirm",
         f"--webmcp-browser-path={link}",
         "--webmcp-backend=cdp",

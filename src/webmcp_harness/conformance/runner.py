@@ -28,9 +28,9 @@ from ..session import WebMCPSession
 from .findings import Collector, Severity, excerpt
 from .forms import EXTRACT_FORM_JS, FORM_CHECKS, FORM_FUNCTION_DECLARATION, check_form
 from .inputs import invalid_input, valid_input
-from .metadata import DISCOVERY_CHECKS, check_discovery, check_metadata, frame_of
+from .metadata import DISCOVERY_CHECKS, check_discovery, check_tool_metadata, frame_of
 from .reports import CheckReport, PageResult
-from .safety import check_result, check_safety
+from .safety import check_result, check_tool_safety
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Frame, Page, Request
@@ -69,6 +69,9 @@ _MAX_SCREENSHOT = 2_000_000  # bytes; a larger screenshot is dropped
 _MAX_FORMS = 200
 _MAX_HANGS = 3  # tools that did not answer before the rest of a page is skipped
 _SETTLE_CAP = 2.0  # seconds at most spent waiting for the tool list to stop changing
+# Static checks run on the event loop, a few tools at a time: in a thread they would hold the GIL
+# against the loop, and other pages' calls would time out while it waits.
+_CHUNK = 20
 _NAVIGATION_GRACE = 0.5  # seconds for a navigation seen in the page to reach the checker
 _NOT_PAGES = re.compile(  # links to files, not pages: the crawl skips them
     r"\.(?:png|jpe?g|gif|svg|webp|ico|bmp|css|m?js|json|xml|txt|pdf|zip|t?gz|bz2|xz|7z|rar|tar|"
@@ -570,8 +573,11 @@ class Checker:
         if not tools:
             return
         static = Collector(visit.url)
-        await asyncio.to_thread(check_metadata, tools, page=visit.url, out=static)
-        await asyncio.to_thread(check_safety, tools, page=visit.url, out=static)
+        for index, tool in enumerate(tools):
+            check_tool_metadata(tool, page=visit.url, out=static)
+            check_tool_safety(tool, page=visit.url, out=static)
+            if index % _CHUNK == _CHUNK - 1:
+                await asyncio.sleep(0)  # let other pages' events and timers through
         forms = Collector(visit.url)
         await self._check_forms(visit, tools, forms)
         # A form control without a description is one problem: report it where it is fixed
@@ -756,14 +762,8 @@ class Checker:
                 for check_id in FORM_CHECKS:
                     out.skip(check_id, "the form could not be read", tool.name, frame)
                 continue
-            await asyncio.to_thread(
-                check_form,
-                described,
-                tool.input_schema,
-                page=visit.url,
-                tool=tool.name,
-                frame=frame,
-                out=out,
+            check_form(
+                described, tool.input_schema, page=visit.url, tool=tool.name, frame=frame, out=out
             )
 
     async def _describe_form(self, visit: _Visit, tool: Tool) -> dict[str, Any] | None:
@@ -794,7 +794,9 @@ class Checker:
         col = visit.col
         called = 0
         stop: str | None = None
-        for tool in tools:
+        for index, tool in enumerate(tools):
+            if index % _CHUNK == _CHUNK - 1:
+                await asyncio.sleep(0)
             frame = frame_of(tool, visit.url)
             why = self._why_not_called(tool)
             if why is None and called >= self.options.max_called_tools:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import http.server
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -14,7 +16,7 @@ PAGES = Path(__file__).parent / "pages"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {
+    extensions_map: ClassVar[dict[str, str]] = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".html": "text/html; charset=utf-8",
     }
@@ -34,3 +36,22 @@ def pages_url() -> Iterator[str]:
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
     server.server_close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Let pytest-asyncio tests run in a worker whose sync Playwright already started.
+
+    Sync Playwright keeps its event loop marked as running in this thread while the test code
+    runs (it switches greenlets, it does not return). An async test runs its own loop in
+    between, never calling the sync API, so hide the sync loop for the length of that test.
+    """
+    if item.get_closest_marker("asyncio") is None:
+        yield
+        return
+    hidden = asyncio.events._get_running_loop()
+    asyncio.events._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio.events._set_running_loop(hidden)

@@ -654,6 +654,7 @@ class Checker:
                 )
             if timed_out:
                 return f"The page did not answer within {limit:g} s.", True
+            message = message.removeprefix("Page.goto: ")
             return f"The page could not be opened: {excerpt(message, 200)}.", True
         await self._settle(visit)
         status = response.status if response is not None else 200

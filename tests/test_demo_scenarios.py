@@ -59,3 +59,31 @@ def test_the_cli_call_prints_a_demo_scenarios_coded_result(webmcp_demo_url: str)
     result = json.loads(done.stdout)
     assert result["structuredContent"]["error"] == {"code": "unavailable", "retryable": True}
     assert 'No tool "place_order"' in result["content"][0]["text"]
+
+
+def test_the_cli_call_says_needs_user_for_a_waiting_form_and_submits_it_with_confirm(
+    webmcp_demo_url: str,
+) -> None:
+    args = '{"order": "TW-10042", "item": "tidal-tee", "reason": "too_small"}'
+    command = [
+        sys.executable,
+        "-m",
+        "webmcp_harness",
+        "call",
+        f"{webmcp_demo_url}/returns",
+        "request_return",
+        args,
+        "--json",
+        "--timeout",
+        "30",
+    ]
+    waiting = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert waiting.returncode == 0, waiting.stderr
+    assert json.loads(waiting.stdout)["structuredContent"]["error"]["code"] == "needs_user"
+    confirmed = subprocess.run(
+        [*command, "--confirm"], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert confirmed.returncode == 0, confirmed.stderr
+    answer = json.loads(confirmed.stdout)
+    assert "isError" not in answer
+    assert "RMA-10042" in answer["content"][0]["text"]

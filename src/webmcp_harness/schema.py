@@ -9,7 +9,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 
-__all__ = ["schema_problem", "validate_args", "validator_for"]
+__all__ = ["schema_problem", "validate_args", "validator_for"]  # and check_form, loaded on use
 
 
 @lru_cache(maxsize=4096)
@@ -73,3 +73,12 @@ def _json_type(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return type(value).__name__
+
+
+def __getattr__(name: str) -> Any:
+    """`check_form`: a declarative form's controls against the browser's synthesised schema."""
+    if name == "check_form":
+        from .conformance.forms import check_form
+
+        return check_form
+    raise AttributeError(name)

@@ -38,15 +38,19 @@ def pages_url() -> Iterator[str]:
     server.server_close()
 
 
+_SYNC_PLAYWRIGHT = {"page", "context", "browser", "webmcp", "playwright", "new_context"}
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """Let pytest-asyncio tests run in a worker whose sync Playwright already started.
+    """Let tests that run their own event loop share a worker with sync Playwright.
 
-    Sync Playwright keeps its event loop marked as running in this thread while the test code
-    runs (it switches greenlets, it does not return). An async test runs its own loop in
-    between, never calling the sync API, so hide the sync loop for the length of that test.
+    Sync Playwright keeps its event loop marked as running in this thread while test code runs
+    (it switches greenlets, it does not return). A test that uses none of its fixtures (an async
+    test, or one that calls asyncio.run) never calls the sync API, so hide that loop meanwhile.
     """
-    if item.get_closest_marker("asyncio") is None:
+    names = set(getattr(item, "fixturenames", ()))
+    if item.get_closest_marker("asyncio") is None and names & _SYNC_PLAYWRIGHT:
         yield
         return
     hidden = asyncio.events._get_running_loop()

@@ -193,7 +193,7 @@ def runs(pages_url: str, black_hole: int, tmp_path_factory: pytest.TempPathFacto
 
         async with async_playwright() as p:
             browser = await launch(p, browser_path=path)
-            quick = CheckOptions(timeout=3, load_timeout=30, workers=4, settle=0.1)
+            quick = CheckOptions(timeout=8, load_timeout=30, workers=4, settle=0.1)
             names = sorted(EXPECTED, key=lambda n: not n.startswith("hostile-"))  # slow first
             names.remove(MANY)
             await asyncio.gather(
@@ -209,7 +209,7 @@ def runs(pages_url: str, black_hole: int, tmp_path_factory: pytest.TempPathFacto
                     "inpage",
                     [base + n for n in INPAGE],
                     CheckOptions(
-                        timeout=3, load_timeout=30, backend="inpage", call="all", settle=0.1
+                        timeout=8, load_timeout=30, backend="inpage", call="all", settle=0.1
                     ),
                 ),
                 one(
@@ -228,7 +228,7 @@ def runs(pages_url: str, black_hole: int, tmp_path_factory: pytest.TempPathFacto
                 ),
             )
             # Alone: its 10,000 registrations flood the one connection to the browser, which
-            # would delay other pages' answers past their 3 s timeouts.
+            # would delay other pages' answers past their 8 s timeouts.
             await one(browser, "many", [base + MANY], quick)
             write_html(result.reports["main"], html)
             result.html = html.read_text(encoding="utf-8")

@@ -24,7 +24,8 @@ from ..errors import ToolErrorCode
 from ..records import CallRecord, Tool
 from ..results import is_error_text, tool_error_code
 from ..schema import validate_args
-from ..session import WebMCPSession
+from ..session import BackendChoice, WebMCPSession
+from .behaviour import BEHAVIOUR_CHECKS
 from .findings import Collector, Severity, excerpt
 from .forms import EXTRACT_FORM_JS, FORM_CHECKS, FORM_FUNCTION_DECLARATION, check_form
 from .inputs import invalid_input, valid_input
@@ -47,16 +48,6 @@ __all__ = [
 ]
 
 CallMode = Literal["readonly", "all", "none"]
-BackendChoice = Literal["auto", "cdp", "inpage"]
-
-BEHAVIOUR_CHECKS = (
-    "behaviour.answers",
-    "behaviour.valid-result",
-    "behaviour.accepts-valid-input",
-    "behaviour.rejects-invalid-input",
-    "behaviour.error-coded",
-    "behaviour.no-navigation",
-)
 _CALL_CHECKS = (*BEHAVIOUR_CHECKS, "safety.output-injection")
 _PAGE_CHECKS = ("discovery.page-load", "discovery.model-context", "discovery.secure-context")
 

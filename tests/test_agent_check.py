@@ -315,7 +315,7 @@ def test_normal_shop_traffic_from_the_owner_is_allowed(tool: str, value: dict[st
 @run_async
 async def test_an_async_check_is_awaited() -> None:
     async def check(request: CheckRequest) -> Decision:
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # sleep-ok: a yield to the loop, not a wait for the browser
         return Decision.ask(REMOVES_UNPOINTED)
 
     assert (await run_check(check, req("x"))).reason == REMOVES_UNPOINTED

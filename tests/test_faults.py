@@ -258,7 +258,7 @@ def test_calls_during_a_navigation_storm_all_end_with_a_code(loop: Loop, pages_u
                 i += 1
                 result, took = await timed(session.call("echo", {"text": word}))
                 outcomes.append((word, result, took))
-                await asyncio.sleep(0)  # a call on a gone page answers at once: let others run
+                await asyncio.sleep(0)  # sleep-ok: a yield; a call on a gone page answers at once
 
         callers = [asyncio.ensure_future(caller(n)) for n in range(8)]
         try:

@@ -518,10 +518,7 @@ class Checker:
                 "thread is busy or it crashed), so nothing else could be checked. Keep the main "
                 "thread free: move long work off it or split it up."
             )
-            col.add("discovery.page-load", message)
-            visit.result.error = message
-            for check_id in (*_PAGE_CHECKS[1:], *DISCOVERY_CHECKS):
-                col.skip(check_id, "the page does not respond")
+            _unresponsive(col, visit, message)
             return
         visit.result.title = probe["title"]
         visit.links = probe["links"]
@@ -533,10 +530,7 @@ class Checker:
                 f"The page's tools could not be listed within {self.wait:g} s (the page stopped "
                 "responding), so nothing else could be checked."
             )
-            col.add("discovery.page-load", message)
-            visit.result.error = message
-            for check_id in (*_PAGE_CHECKS[1:], *DISCOVERY_CHECKS):
-                col.skip(check_id, "the page does not respond")
+            _unresponsive(col, visit, message)
             return
         tools = visit.result.tools = listed
         secure, has_context = probe["secure"], probe["modelContext"]
@@ -1096,3 +1090,11 @@ async def check_urls(
     """Check urls in browser and return the report (see Checker)."""
     checker = Checker(browser, options, on_progress=on_progress, prepare_context=prepare_context)
     return await checker.run(urls)
+
+
+def _unresponsive(col: Collector, visit: _Visit, message: str) -> None:
+    """A page that stopped answering: one page-load finding, every other page check skipped."""
+    col.add("discovery.page-load", message)
+    visit.result.error = message
+    for check_id in (*_PAGE_CHECKS[1:], *DISCOVERY_CHECKS):
+        col.skip(check_id, "the page does not respond")

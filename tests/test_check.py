@@ -512,7 +512,7 @@ def test_the_html_report_runs_no_script_from_page_strings(runs: Runs) -> None:
         ["check", "--workers", "0", "http://127.0.0.1:9/"],
         ["check", "--crawl", "-1", "http://127.0.0.1:9/"],
         ["check", "--timeout", "0", "http://127.0.0.1:9/"],
-        ["check", "--json", "/no/such/folder/report.json", "http://127.0.0.1:9/"],
+        ["check", "--json-report", "/no/such/folder/report.json", "http://127.0.0.1:9/"],
         ["check", "--connect", "ws://127.0.0.1:9/", "--cdp", "http://127.0.0.1:9/"],
     ],
 )
@@ -527,7 +527,7 @@ def test_the_cli_writes_every_report_and_strict_fails_on_a_warning(
     url = f"{pages_url}/defects/description-useful.html"
     junit, html = tmp_path / "report.xml", tmp_path / "report.html"
     result = invoke(
-        "check", url, "--timeout", "5", "--strict", "--json", "-",
+        "check", url, "--timeout", "5", "--strict", "--json",
         "--junit", str(junit), "--html", str(html),
     )  # fmt: skip
     assert result.exit_code == 1, result.output

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .assertions import expect
+from .browser import find_browser, launch, launch_args
+from .demo import DemoServer, serve_demo, serve_folder
 from .errors import Error, WebToolError
 from .records import CallRecord, Tool
 from .results import (
@@ -23,6 +25,7 @@ from .session import WebMCPSession
 __all__ = [
     "RETRYABLE",
     "CallRecord",
+    "DemoServer",
     "Error",
     "Tool",
     "ToolErrorCode",
@@ -32,8 +35,13 @@ __all__ = [
     "error_result",
     "error_text",
     "expect",
+    "find_browser",
     "is_abort_error",
     "is_error_text",
+    "launch",
+    "launch_args",
+    "serve_demo",
+    "serve_folder",
     "to_tool_result",
     "tool_error",
     "tool_error_code",

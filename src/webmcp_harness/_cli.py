@@ -1,10 +1,17 @@
-"""What the subcommands share: browser options, opening pages, printing, exit statuses."""
+"""What the subcommands share: browser options, opening pages, printing, exit statuses.
+
+Exit statuses, the same in every command: ``EXIT_OK`` (0) the command did its job,
+``EXIT_FAILED`` (1) checks or expectations failed, ``EXIT_USAGE`` (2) the command line, a script
+or a report path was wrong, ``EXIT_UNREACHABLE`` (3) the browser or the page could not be
+reached (no browser, it did not start, the page did not load, the page went away).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
+import math
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
@@ -13,16 +20,25 @@ from urllib.parse import urlparse
 
 import click
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
-from .errors import Error
+from .errors import Error, UsageError
 from .session import DEFAULT_TIMEOUT, WebMCPSession
 
 __all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_UNREACHABLE",
+    "EXIT_USAGE",
     "BrowserOptions",
+    "Seconds",
     "browser_options",
+    "cell",
     "check_url",
     "demo_or",
     "err",
+    "fail",
     "goto",
     "open_browser",
     "open_page",
@@ -33,6 +49,10 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_UNREACHABLE = 3
 err = Console(stderr=True, highlight=False)
 out = Console(highlight=False, soft_wrap=True)
 
@@ -48,6 +68,29 @@ class BrowserOptions:
     cdp: str | None = None
     backend: str = "auto"
     webmcp: bool = True
+    browser_path_source: str = "--browser-path"
+
+
+class Seconds(click.ParamType[float]):
+    """A number of seconds, more than 0 (``--timeout 10``, ``--timeout 0.5``)."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, float):
+            return value
+        option = param.opts[0] if param is not None and param.opts else "the option"
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(
+                f"{value!r} is not a number of seconds; give one like {option} 10.", param, ctx
+            )
+        if not (seconds > 0 and math.isfinite(seconds)):
+            self.fail(f"must be more than 0 seconds, like {option} 10; got {value!r}.", param, ctx)
+        return seconds
 
 
 def browser_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -55,7 +98,7 @@ def browser_options(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option(
             "--timeout",
-            type=click.FloatRange(min=0, min_open=True),
+            type=Seconds(),
             default=DEFAULT_TIMEOUT,
             show_default=True,
             help="Seconds a tool call (and page load) may take.",
@@ -84,7 +127,11 @@ def browser_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def options_from(kwargs: dict[str, Any]) -> BrowserOptions:
     if kwargs.get("connect") and kwargs.get("cdp"):
         raise click.UsageError("Give --connect or --cdp, not both.")
+    ctx = click.get_current_context(silent=True)
+    source = ctx.get_parameter_source("browser_path") if ctx is not None else None
+    from_env = source is not None and source.name == "ENVIRONMENT"
     return BrowserOptions(
+        browser_path_source="WEBMCP_BROWSER_PATH" if from_env else "--browser-path",
         timeout=kwargs.pop("timeout"),
         browser_path=kwargs.pop("browser_path"),
         headed=kwargs.pop("headed"),
@@ -94,14 +141,20 @@ def options_from(kwargs: dict[str, Any]) -> BrowserOptions:
     )
 
 
-def check_url(url: str) -> str:
-    """The URL, or a usage error saying why it can't be opened."""
+def check_url(url: str, param_hint: str = "URL") -> str:
+    """The URL, or a usage error saying why it can't be opened and what to do."""
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        fix = (
+            " Serve the folder over http (webmcp_harness.serve_folder(path), or `python -m "
+            "http.server -b 127.0.0.1 8000`) and give http://127.0.0.1:8000/…"
+            if parsed.scheme == "file"
+            else ""
+        )
         raise click.BadParameter(
             f"{url!r} is not an http(s) URL. WebMCP needs a page served over https, or http on "
-            "localhost/127.0.0.1 (not file:, data: or about:blank).",
-            param_hint="URL",
+            f"localhost/127.0.0.1 (not file:, data: or about:blank).{fix}",
+            param_hint=param_hint,
         )
     return url
 
@@ -122,6 +175,7 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
                 browser_path=options.browser_path,
                 headless=not options.headed,
                 webmcp=options.webmcp,
+                source=options.browser_path_source,
             )
         try:
             yield browser
@@ -152,14 +206,21 @@ async def open_page(url: str, options: BrowserOptions) -> AsyncIterator[WebMCPSe
 
 async def goto(page: Any, url: str, timeout: float) -> None:
     """Open url, bounded; a page that never finishes loading is used as far as it got."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    from .browser import explain_load_error
+
     try:
         await page.goto(url, timeout=timeout * 1000, wait_until="load")
     except Exception as exc:
-        message = str(exc).splitlines()[0]
-        if "Timeout" in message and page.url != "about:blank":
-            err.print(f"[yellow]warning:[/] {url} did not finish loading in {timeout:g} s")
+        if isinstance(exc, PlaywrightTimeout) and page.url != "about:blank":
+            err.print(
+                f"[yellow]warning:[/] {escape(url)} did not finish loading in {timeout:g} s; "
+                "using it as far as it got",
+                soft_wrap=True,
+            )
             return
-        raise Error(f"Could not open {url}: {message}") from exc
+        raise Error(f"Could not open {url}: {explain_load_error(url, str(exc))}") from exc
 
 
 @contextlib.contextmanager
@@ -178,16 +239,35 @@ def demo_or(url: str | None) -> Any:
         server.stop()
 
 
+def fail(message: str, status: int = EXIT_USAGE) -> None:
+    """Print ``error: message`` on stderr, on one line however wide, and exit with status."""
+    err.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
+    sys.exit(status)
+
+
 def run(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a command's coroutine; harness errors become a message and exit status 2."""
+    """Run a command's coroutine; a harness error becomes a message and its exit status.
+
+    A misuse (UsageError) exits EXIT_USAGE; anything else the harness raises means the browser or
+    the page could not be reached or kept: EXIT_UNREACHABLE.
+    """
     try:
         return asyncio.run(coro)
     except Error as exc:
-        err.print(f"[red]error:[/] {exc.message}")
-        sys.exit(2)
+        fail(exc.message, EXIT_USAGE if isinstance(exc, UsageError) else EXIT_UNREACHABLE)
+        raise  # unreachable: fail exits
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
+
+
+def cell(value: object) -> Text:
+    """A page string as one piece of terminal output: plain text, never markup.
+
+    Every page string (names, descriptions, URLs) in a table goes through here, so one function
+    decides how hostile text is shown.
+    """
+    return Text(str(value))
 
 
 def print_json(data: Any) -> None:

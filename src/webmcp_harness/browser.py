@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from .errors import BrowserNotFoundError, UsageError
 
@@ -17,6 +19,7 @@ __all__ = [
     "BROWSER_ENV",
     "WEBMCP_FEATURES",
     "connect",
+    "explain_load_error",
     "find_browser",
     "launch",
     "launch_args",
@@ -58,13 +61,16 @@ def playwright_chromium_path() -> str | None:
     return str(max(found, key=revision))
 
 
-def find_browser(explicit: str | os.PathLike[str] | None = None) -> str:
+def find_browser(
+    explicit: str | os.PathLike[str] | None = None, *, source: str = "browser_path"
+) -> str:
     """The browser to launch: explicit path, $WEBMCP_BROWSER_PATH, Playwright's, then PATH.
 
+    source names where explicit came from (an option, a setting), for the error message.
     Raises BrowserNotFoundError, saying what to do, when none is found.
     """
-    for source, candidate in (
-        ("--browser-path", explicit),
+    for origin, candidate in (
+        (source, explicit),
         (BROWSER_ENV, os.environ.get(BROWSER_ENV)),
     ):
         if candidate:
@@ -74,8 +80,14 @@ def find_browser(explicit: str | os.PathLike[str] | None = None) -> str:
             found = shutil.which(str(candidate))
             if found:
                 return found
+            fix = (
+                f"Point {BROWSER_ENV} at a Chromium 146+ executable, or unset it"
+                if origin == BROWSER_ENV
+                else f"Give {origin} the path of a Chromium 146+ executable, or leave it out"
+            )
             raise BrowserNotFoundError(
-                f"No browser at {str(candidate)!r} (from {source}): no such executable. {HOW_TO_GET_ONE}"
+                f"No browser at {str(candidate)!r} (from {origin}): no such executable. {fix} "
+                "to use the Chromium found on this machine."
             )
     own = playwright_chromium_path()
     if own:
@@ -103,16 +115,31 @@ async def launch(
     browser_path: str | None = None,
     headless: bool = True,
     webmcp: bool = True,
+    source: str = "browser_path",
 ) -> Browser:
-    """Launch Chromium with WebMCP enabled (or without it, for polyfilled pages)."""
-    path = find_browser(browser_path)
+    """Launch Chromium with WebMCP enabled (or without it, for polyfilled pages).
+
+    ``browser_path`` (else $WEBMCP_BROWSER_PATH, Playwright's Chromium, then PATH) is the browser;
+    ``source`` names where the path came from in error messages. Raises BrowserNotFoundError,
+    saying what to do, when there is no browser or it does not start.
+    """
+    path = find_browser(browser_path, source=source)
     try:
         return await playwright.chromium.launch(
             executable_path=path, headless=headless, args=launch_args(webmcp=webmcp), timeout=60_000
         )
     except Exception as exc:
+        from playwright._impl._errors import TargetClosedError
+
+        said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, TargetClosedError):
+            # Playwright's error for a program that quit at once: not a browser it can drive.
+            said = (
+                f"{path} quit as soon as it started, so it is not a Chromium that Playwright can "
+                "drive"
+            )
         raise BrowserNotFoundError(
-            f"Could not start the browser at {path}: {str(exc).splitlines()[0]}. {HOW_TO_GET_ONE}"
+            f"Could not start the browser at {path}: {said}. {HOW_TO_GET_ONE}"
         ) from exc
 
 
@@ -132,3 +159,57 @@ async def connect(
         raise BrowserNotFoundError(
             f"Could not connect to a browser at {where}: {str(exc).splitlines()[0]}"
         ) from exc
+
+
+_NET_ERROR = re.compile(r"net::(ERR_[A-Z0-9_]+)")
+
+
+def explain_load_error(url: str, message: str) -> str:
+    """What went wrong opening url, and what to do, from Playwright's error message.
+
+    Chromium names a failed load with a ``net::ERR_*`` code; the common ones become advice, and
+    the code is kept at the end for a search. One line, never cut.
+    """
+    parts = urlsplit(url)
+    host = parts.hostname or url
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        port = 0
+    if parts.scheme == "file":
+        return (
+            "WebMCP is absent on file: pages. Serve the folder over http instead "
+            "(webmcp_harness.serve_folder(path), or `python -m http.server -b 127.0.0.1`) and "
+            "open http://127.0.0.1:PORT/…"
+        )
+    found = _NET_ERROR.search(message)
+    first = message.strip().splitlines()[0] if message.strip() else "no reason given"
+    if found is None:
+        return first
+    code = found.group(1)
+    advice = {
+        "ERR_UNSAFE_PORT": f"Chromium refuses port {port}: it is on its list of unsafe ports. "
+        "Serve the page on another port (8000, 8080, or any above 10000).",
+        "ERR_CONNECTION_REFUSED": f"nothing is listening on {host}:{port}. Start the server "
+        "first (the demo shop: `webmcp-harness demo`), or check the port.",
+        "ERR_NAME_NOT_RESOLVED": f"the host name {host!r} does not resolve. Check its spelling.",
+        "ERR_ADDRESS_UNREACHABLE": f"{host} cannot be reached from this machine.",
+        "ERR_CONNECTION_TIMED_OUT": f"{host}:{port} did not answer. Check that the server runs.",
+        "ERR_CONNECTION_RESET": f"{host}:{port} dropped the connection. Check the server's log.",
+        "ERR_CONNECTION_CLOSED": f"{host}:{port} closed the connection without an answer. "
+        "Check the server's log.",
+        "ERR_EMPTY_RESPONSE": f"{host}:{port} answered nothing. Check the server's log.",
+        "ERR_SSL_PROTOCOL_ERROR": f"{host}:{port} does not speak https. Try http:// instead.",
+        "ERR_INTERNET_DISCONNECTED": "this machine has no network. Test against a local server.",
+        "ERR_INVALID_URL": "the URL is not valid. Check it.",
+        "ERR_ABORTED": "the load was aborted (the page started a download, or another "
+        "navigation replaced it).",
+    }.get(code)
+    if advice is None and code.startswith("ERR_CERT_"):
+        advice = (
+            f"the TLS certificate of {host} is not trusted. Use a trusted certificate, or serve "
+            "the page over http on 127.0.0.1 for tests."
+        )
+    if advice is None:
+        advice = "Chromium could not load it."
+    return f"{advice} (Chromium: net::{code})"

@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import click
-from rich.table import Table
+from rich.console import Group
+from rich.markup import escape
+from rich.text import Text
 
 from ._cli import (
     browser_options,
+    cell,
     check_url,
     err,
     open_page,
@@ -38,27 +42,95 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @browser_options
 def tools(url: str, as_json: bool, **kwargs: Any) -> None:
-    """List the WebMCP tools of the page at URL."""
+    """List the WebMCP tools of the page at URL: one line each (--json: all of each)."""
     options = options_from(kwargs)
     check_url(url)
 
-    async def body() -> list[dict[str, Any]]:
+    async def body() -> tuple[list[dict[str, Any]], str]:
         async with open_page(url, options) as session:
-            return [t.to_dict() for t in await session.tools()]
+            return [t.to_dict() for t in await session.tools()], session.page.url
 
-    found = run(body())
+    found, main_url = run(body())
     if as_json:
         print_json(found)
         return
-    table = Table(title=f"{len(found)} tools at {url}", title_justify="left")
-    for column in ("name", "kind", "description", "parameters", "frame"):
-        table.add_column(column, overflow="fold")
+    if not found:
+        err.print(f"0 tools at {escape(url)}.", soft_wrap=True)
+        err.print(NO_TOOLS_HINT, soft_wrap=True, markup=False)
+        return
+    out.print(tools_table(found, main_url, title=f"{len(found)} tools at {url}"))
+
+
+NO_TOOLS_HINT = (
+    "The page registered no tool by its load event. If it should have some: it may register them "
+    "later (try `call URL TOOL`, which waits for the tool), it may use a polyfill "
+    "(try --backend inpage), the browser may lack WebMCP (Chromium 146+; see the README), or the "
+    'tools may live in a cross-site iframe without allow="tools".'
+)
+
+
+def kind_of(tool: dict[str, Any]) -> str:
+    """The one word for how a tool is made: ``declarative`` (a form) or ``imperative`` (script)."""
+    return "declarative" if tool.get("declarative") else "imperative"
+
+
+def _short_frame(frame_url: str, main_url: str) -> str:
+    """A frame's URL as the table shows it: empty for the main frame, a path on the same origin."""
+    if frame_url == main_url:
+        return ""
+    here, there = urlsplit(main_url), urlsplit(frame_url)
+    if (here.scheme, here.netloc) == (there.scheme, there.netloc):
+        return urlunsplit(("", "", there.path or "/", there.query, there.fragment))
+    return frame_url
+
+
+def tools_table(
+    found: list[dict[str, Any]], main_url: str, *, title: str, width: int | None = None
+) -> Group:
+    """One line per tool that fits ``width`` columns (the console's by default).
+
+    Descriptions and long parameter lists are cut with an ellipsis (the full text is in --json).
+    The frame column is there only when a tool lives outside the main frame. Every page string
+    goes through ``cell``.
+    """
+    width = width or out.width
+    framed = any(t.get("frameUrl") not in ("", None, main_url) for t in found)
+    rows: list[list[Text]] = []
     for tool in found:
-        params = ", ".join((tool["inputSchema"] or {}).get("properties", {}) or {})
-        kind = "form" if tool["declarative"] else "script"
-        frame = tool["frameUrl"] if tool["frameUrl"] != url else ""
-        table.add_row(tool["name"], kind, tool["description"], params, frame)
-    out.print(table)
+        params = ", ".join((tool.get("inputSchema") or {}).get("properties", {}) or {})
+        frame = tool.get("frameUrl") or ""
+        row = [cell(tool["name"]), Text(kind_of(tool)), cell(params)]
+        if framed:
+            row.append(cell(_short_frame(frame, main_url)))
+        rows.append([*row, cell(tool.get("description") or "")])
+    headers = ["name", "kind", "parameters", *(["frame"] if framed else []), "description"]
+    caps = [32, 11, 24, *([24] if framed else [])]
+    widths = [
+        min(cap, max(len(header), *(r[i].cell_len for r in rows)))
+        for i, (header, cap) in enumerate(zip(headers, caps, strict=False))
+    ]
+    gap = "  "
+    room = width - len(gap) * len(widths) - 20  # leave 20 columns at least to the description
+    while sum(widths) > room and max(widths[2:]) > 10:
+        widest = max(range(2, len(widths)), key=lambda i: widths[i])  # parameters or frame
+        widths[widest] -= 1
+    widths.append(max(len("description"), width - sum(widths) - len(gap) * len(widths)))
+
+    def line(cells: list[Text], style: str = "") -> Text:
+        parts: list[Text] = []
+        for i, (value, column) in enumerate(zip(cells, widths, strict=True)):
+            value = value.copy()
+            value.truncate(column, overflow="ellipsis", pad=i < len(widths) - 1)
+            parts.append(value)
+        joined = Text(gap).join(parts)
+        joined.stylize(style)
+        joined.rstrip()
+        return joined
+
+    lines = [cell(title), line([Text(h) for h in headers], "bold")]
+    lines.append(Text("─" * min(width, sum(widths) + len(gap) * (len(widths) - 1))))
+    lines.extend(line(row) for row in rows)
+    return Group(*lines)
 
 
 @main.command()
@@ -97,7 +169,14 @@ def call(
     async def body() -> tuple[dict[str, Any], dict[str, Any]]:
         async with open_page(url, options) as session:
             # Tools may register after the load event, through a polyfill too: wait a little.
-            await session.wait_for_tool(tool, timeout=min(options.timeout, 5.0))
+            wait = min(options.timeout, 5.0)
+            if all(t.name != tool for t in await session.tools()):
+                err.print(
+                    f"waiting up to {wait:g} s for the tool {escape(tool)!r} to appear on the "
+                    "page…",
+                    soft_wrap=True,
+                )
+            await session.wait_for_tool(tool, timeout=wait)
             result = await session.call(tool, args, frame=frame, confirm=confirm)
             return dict(result), session.records[-1].to_dict()
 
@@ -119,15 +198,19 @@ def call(
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one)."
 )
-def demo(port: int) -> None:
-    """Serve the demo shop until Ctrl-C."""
+@click.option("--json", "as_json", is_flag=True, help='Print {"url": ...} as one JSON document.')
+def demo(port: int, as_json: bool) -> None:
+    """Serve the demo shop until Ctrl-C; prints its URL."""
     from .demo import serve_demo
 
     try:
         server = serve_demo(port=port)
     except OSError as exc:
         raise click.UsageError(f"cannot serve on port {port}: {exc.strerror or exc}") from None
-    click.echo(server.url)
+    if as_json:
+        print_json({"url": server.url})
+    else:
+        click.echo(server.url)
     sys.stdout.flush()
     err.print("Serving the demo shop; press Ctrl-C to stop.")
     try:

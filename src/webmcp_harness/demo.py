@@ -1,10 +1,15 @@
-"""The demo shop: a small threaded HTTP server for the static site in ``demo_site/``."""
+"""A small, quiet threaded HTTP server: the demo shop in ``demo_site/``, or any folder of pages.
+
+WebMCP needs a secure context, so pages must be served over http on 127.0.0.1 (or https), never
+opened as ``file:``. ``serve_demo()`` serves the shop; ``serve_folder(path)`` serves your own pages.
+"""
 
 from __future__ import annotations
 
 import json
 import mimetypes
 import posixpath
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,7 +18,7 @@ from types import TracebackType
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["DemoServer", "demo_site_path", "load_expectations", "serve_demo"]
+__all__ = ["DemoServer", "demo_site_path", "load_expectations", "serve_demo", "serve_folder"]
 
 HOST = "127.0.0.1"
 
@@ -120,7 +125,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         self.end_headers()
         if body:
-            self.wfile.write(data)
+            try:
+                self.wfile.write(data)
+            except ConnectionError:
+                # The browser went away mid-answer (a navigation, a closed tab): nothing to do.
+                self.close_connection = True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: no line per request."""
@@ -130,11 +139,19 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Quiet about clients that hung up (a browser dropping a connection is normal)."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
 
 class DemoServer:
-    """The demo shop served on ``http://127.0.0.1:PORT`` from a background thread.
+    """The demo shop (or the folder ``root``) served on ``http://127.0.0.1:PORT`` from a thread.
 
     Use it as a context manager, or call ``start()`` and ``stop()``. ``port=0`` picks a free port.
+    ``/`` serves ``index.html``, ``/checkout`` serves ``checkout.html``, other files by name.
+    It prints nothing, not even when a browser hangs up mid-answer.
     """
 
     def __init__(self, port: int = 0, *, host: str = HOST, root: Path | None = None) -> None:
@@ -153,7 +170,7 @@ class DemoServer:
 
     @property
     def url(self) -> str:
-        """The shop's base URL, like ``http://127.0.0.1:8765`` (no trailing slash)."""
+        """The base URL, like ``http://127.0.0.1:8765`` (no trailing slash)."""
         return f"http://{self.host}:{self.port}"
 
     @property
@@ -165,8 +182,8 @@ class DemoServer:
         """Bind and serve in a daemon thread; returns self. Raises OSError if the port is taken."""
         if self._httpd is not None:
             return self
-        if not (self.root / "index.html").is_file():
-            raise FileNotFoundError(f"demo site not found at {self.root}")
+        if not self.root.is_dir():
+            raise FileNotFoundError(f"no folder to serve at {str(self.root)!r}")
         handler = type("DemoHandler", (_Handler,), {"root": self.root.resolve()})
         self._httpd = _Server((self.host, self._requested_port), handler)
         self._thread = threading.Thread(
@@ -213,3 +230,13 @@ class DemoServer:
 def serve_demo(port: int = 0) -> DemoServer:
     """Start the demo shop on 127.0.0.1 (``port=0``: a free port) and return the running server."""
     return DemoServer(port).start()
+
+
+def serve_folder(folder: str | Path, port: int = 0) -> DemoServer:
+    """Serve the pages in folder on 127.0.0.1 (``port=0``: a free port); returns the running server.
+
+    ``/`` is ``folder/index.html`` and ``/page`` is ``folder/page.html``; hidden files and anything
+    outside folder are never served. Stop it with ``stop()``, or use ``DemoServer(root=folder)`` as
+    a context manager.
+    """
+    return DemoServer(port, root=Path(folder)).start()

@@ -3,20 +3,21 @@
 ``run SCRIPT.yaml [--transcript PATH] [--url URL]``: checks the whole script first (a bad one is
 refused with its line and why, exit 2, before any browser starts), then runs it in a fresh
 browser context. A script without ``url`` runs against the demo shop, served for the run.
-Prints one line per step as it ends. Exit 0 when every step passed, 1 when one failed, 2 when
-the script, the transcript path or the browser was the problem.
+Prints one line per step as it ends (``--json``: on stderr, and the run as one JSON document on
+stdout). Exit 0 when every step passed, 1 when one failed, 2 when the script or the transcript
+path was the problem, 3 when the browser or the site could not be reached.
 
 ``replay TRANSCRIPT [--against URL]``: repeats the recorded steps (against URL instead of the
 recorded site; the demo shop again when the run used it) and prints how the coded outcomes
-differ, one line a step, or "no differences". Exit 0 when none differ, 1 when some do, 2 when
-the transcript can't be read.
+differ, one line a step, or "no differences" (``--json``: one JSON document). Exit 0 when none
+differ, 1 when some do, 2 when the transcript can't be read, 3 when the browser or the site could
+not be reached.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +26,16 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from .._cli import BrowserOptions, browser_options, check_url, err, open_browser, options_from, run
+from .._cli import (
+    BrowserOptions,
+    browser_options,
+    check_url,
+    err,
+    open_browser,
+    options_from,
+    print_json,
+    run,
+)
 from .runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
 from .script import Script, ScriptError, load_script
 from .transcript import Transcript, TranscriptError, TranscriptWriter, format_diff, read_transcript
@@ -57,10 +67,40 @@ def _site(url: str | None) -> Iterator[tuple[str, bool]]:
         server.stop()
 
 
-def _print_step(step: StepResult) -> None:
-    click.echo(step.describe())
+def _print_step(step: StepResult, *, to_stderr: bool = False) -> None:
+    click.echo(step.describe(), err=to_stderr)
     for miss in step.misses:
-        click.echo(f"      {miss}")
+        click.echo(f"      {miss}", err=to_stderr)
+
+
+def _step_json(step: StepResult) -> dict[str, Any]:
+    return {
+        "index": step.index,
+        "action": step.action,
+        "label": step.label,
+        "tool": step.tool,
+        "line": step.line,
+        "passed": step.passed,
+        "outcome": step.outcome.to_dict(),
+        "attempts": step.attempts,
+        "ms": round(step.ms, 3),
+        "misses": list(step.misses),
+    }
+
+
+def _run_json(result: RunResult) -> dict[str, Any]:
+    """The run as one JSON document: what `run --json` prints."""
+    failed = result.failed
+    return {
+        "name": result.name,
+        "url": result.url,
+        "passed": result.passed,
+        "total": result.total,
+        "ran": len(result.steps),
+        "failedAt": failed.index if failed is not None else None,
+        "ms": round(result.ms, 3),
+        "steps": [_step_json(step) for step in result.steps],
+    }
 
 
 def _fail(message: str) -> None:
@@ -92,6 +132,12 @@ def _writer(path: Path | None) -> TranscriptWriter | None:
     help="Base URL for relative `open:` paths, instead of the script's url "
     "(default: the script's url, else the demo shop served for the run).",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the run as one JSON document (the step lines go to stderr).",
+)
 @browser_options
 @click.pass_context
 def run_script(
@@ -100,9 +146,14 @@ def run_script(
     script_path: Path,
     transcript: Path | None,
     base_url: str | None,
+    as_json: bool,
     **kw: Any,
 ) -> None:
-    """Run the agent script SCRIPT.yaml through the gateway, step by step."""
+    """Run the agent script SCRIPT.yaml through the gateway, step by step.
+
+    Exit status: 0 every step passed, 1 a step failed, 2 the script or an option was wrong, 3 the
+    browser or the site could not be reached.
+    """
     timeout_given = _explicit(ctx, "timeout")
     options = options_from(kw)
     if base_url is not None:
@@ -112,6 +163,8 @@ def run_script(
     except ScriptError as exc:
         _fail(str(exc))
         return
+    if base_url is None and script.url:
+        check_url(script.url, param_hint=f"the url of {script_path}")
     if timeout_given:
         script = _with_timeout(script, options.timeout)
     writer = _writer(transcript)
@@ -121,11 +174,13 @@ def run_script(
                 f"Running {escape(script.name)} ({len(script.steps)} steps) at {base}",
                 soft_wrap=True,
             )
-            result = run(_play(script, base, demo, options, writer))
+            result = run(_play(script, base, demo, options, writer, as_json))
     finally:
         if writer is not None:
             writer.close()
-    _summary(result, transcript)
+    _summary(result, transcript, to_stderr=as_json)
+    if as_json:
+        print_json(_run_json(result))
     sys.exit(0 if result.passed else 1)
 
 
@@ -139,6 +194,7 @@ async def _play(
     demo: bool,
     options: BrowserOptions,
     writer: TranscriptWriter | None,
+    quiet: bool = False,
 ) -> RunResult:
     async with open_browser(options) as browser:
         context = await browser.new_context()
@@ -150,7 +206,7 @@ async def _play(
                 base_url=base,
                 transcript=writer,
                 backend=options.backend,  # type: ignore[arg-type]
-                on_step=_print_step,
+                on_step=lambda step: _print_step(step, to_stderr=quiet),
                 info={"demo": demo},
             )
         finally:
@@ -158,16 +214,18 @@ async def _play(
                 await context.close()
 
 
-def _summary(result: RunResult, transcript: Path | None) -> None:
+def _summary(result: RunResult, transcript: Path | None, *, to_stderr: bool = False) -> None:
     seconds = result.ms / 1000
     if result.passed:
-        click.echo(f"passed: {result.total} steps in {seconds:.1f} s")
+        click.echo(f"passed: {result.total} steps in {seconds:.1f} s", err=to_stderr)
     else:
         failed = result.failed
         where = f"step {failed.index}" if failed else f"step {len(result.steps) + 1}"
         if failed is not None and failed.line is not None:
             where += f" (line {failed.line})"
-        click.echo(f"failed at {where}; {len(result.steps)} of {result.total} steps ran")
+        click.echo(
+            f"failed at {where}; {len(result.steps)} of {result.total} steps ran", err=to_stderr
+        )
     if transcript is not None:
         err.print(f"transcript: {escape(str(transcript))}", soft_wrap=True)
 
@@ -224,16 +282,12 @@ def replay(
         if writer is not None:
             writer.close()
     if as_json:
-        sys.stdout.write(
-            json.dumps(
-                {
-                    "steps": len(result.steps),
-                    "same": result.same,
-                    "differences": [d.to_dict() for d in result.differences],
-                },
-                ensure_ascii=False,
-            )
-            + "\n"
+        print_json(
+            {
+                "steps": len(result.steps),
+                "same": result.same,
+                "differences": [d.to_dict() for d in result.differences],
+            }
         )
     else:
         click.echo(format_diff(result.differences))

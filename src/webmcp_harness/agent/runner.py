@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from ..browser import explain_load_error
 from ..results import RETRYABLE
 from .check import SENDS_SECRETS, Check, CheckRequest, Decision, default_check
 from .gateway import Gateway, GatewayCall
@@ -238,8 +239,8 @@ class Runner:
         try:
             response = await page.goto(url, timeout=limit * 1000, wait_until="load")
         except Exception as err:
-            first = str(err).strip().splitlines()[0] if str(err).strip() else repr(err)
-            answer = failure("unavailable", f"Could not open {url}: {first}")
+            said = explain_load_error(url, str(err) or repr(err))
+            answer = failure("unavailable", f"Could not open {url}: {said}")
         else:
             status = response.status if response is not None else 200
             kind = kind_for_http(status)
@@ -248,7 +249,7 @@ class Runner:
             else:
                 answer = failure(kind, f"{url} answered HTTP {status}.")
         outcome = Outcome.of(answer)
-        misses = [] if outcome.ok else [f"could not open {url}: {answer_text(answer)}"]
+        misses = [] if outcome.ok else [answer_text(answer)]
         result = self._result(index, step, answer, None, misses)
         result.entry.update(target=step.url, url=url)
         return result

@@ -22,9 +22,9 @@ DEMO_CRAWL = 2  # with no URL: the demo shop, crawled this deep...
 DEMO_PER_PATH = 1  # ...one page per path (its product pages all offer the same tools)
 
 
-def _report_path(value: str | None, option: str, *, stdout_ok: bool = False) -> str | None:
+def _report_path(value: str | None, option: str) -> str | None:
     """A report path whose folder exists (checked before the browser starts)."""
-    if value is None or (stdout_ok and value == "-"):
+    if value is None:
         return value
     path = Path(value)
     if path.is_dir():
@@ -94,11 +94,9 @@ class _Display:
 
 
 def _summary_console(stderr: bool) -> Console:
-    """Where the summary goes: stdout (stderr when stdout carries the JSON), 120+ wide in logs."""
-    console = Console(stderr=stderr, highlight=False)
-    if not console.is_terminal:
-        console = Console(stderr=stderr, highlight=False, width=max(console.width, 120))
-    return console
+    """Where the summary goes: stdout (stderr when stdout carries the JSON), as wide as the terminal
+    (or $COLUMNS; 80 when neither says)."""
+    return Console(stderr=stderr, highlight=False)
 
 
 def cli_url(url: str, limit: int = 100) -> str:
@@ -134,7 +132,10 @@ def cli_url(url: str, limit: int = 100) -> str:
     "(side effects! only on a site you may change), or none.",
 )
 @click.option("--strict", is_flag=True, help="Warnings fail the run too.")
-@click.option("--json", "json_path", metavar="PATH", help="Write the JSON report ('-': stdout).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the JSON report on stdout (the summary: stderr)."
+)
+@click.option("--json-report", "json_path", metavar="PATH", help="Write the JSON report to PATH.")
 @click.option("--junit", "junit_path", metavar="PATH", help="Write a JUnit XML report.")
 @click.option(
     "--html", "html_path", metavar="PATH", help="Write an HTML report (with screenshots)."
@@ -161,6 +162,7 @@ def check(
     workers: int,
     call_mode: CallMode,
     strict: bool,
+    as_json: bool,
     json_path: str | None,
     junit_path: str | None,
     html_path: str | None,
@@ -171,12 +173,12 @@ def check(
     """Check the WebMCP tools of the pages at URL (none: the demo shop) and report findings.
 
     Exit status: 0 when no error was found (with --strict: no warning either), 1 when one was,
-    2 for a usage error.
+    2 for a usage error, 3 when the browser or the page could not be reached.
     """
     browser = cli.options_from(kwargs)
     for url in urls:
         cli.check_url(url)
-    json_path = _report_path(json_path, "--json", stdout_ok=True)
+    json_path = _report_path(json_path, "--json-report")
     junit_path = _report_path(junit_path, "--junit")
     html_path = _report_path(html_path, "--html")
     demo = not urls
@@ -191,7 +193,7 @@ def check(
         backend=browser.backend,  # type: ignore[arg-type]
         screenshots=html_path is not None,
     )
-    summary_console = _summary_console(stderr=json_path == "-")
+    summary_console = _summary_console(stderr=as_json)
 
     async def body(targets: list[str]) -> CheckReport:
         with _Display(cli.err) as display:
@@ -204,20 +206,19 @@ def check(
     if demo:
         report.options["demo"] = True
     try:
-        if json_path == "-":
+        if as_json:
             write_json(report, sys.stdout)
             sys.stdout.flush()
-        elif json_path:
+        if json_path:
             write_json(report, json_path)
         if junit_path:
             write_junit(report, junit_path, strict=strict)
         if html_path:
             write_html(report, html_path, strict=strict)
     except OSError as exc:
-        cli.err.print(f"[red]error:[/] could not write a report: {escape(str(exc))}")
-        sys.exit(2)
+        cli.fail(f"could not write a report: {exc}")
     print_summary(report, summary_console, strict=strict)
     for label, path in (("JSON", json_path), ("JUnit", junit_path), ("HTML", html_path)):
-        if path and path != "-":
+        if path:
             cli.err.print(f"{label} report: {escape(path)}", highlight=False)
     sys.exit(report.exit_code(strict))

@@ -26,10 +26,12 @@ from playwright.async_api import Browser, BrowserContext, CDPSession, Page, asyn
 
 from webmcp_harness.demo import (
     DemoServer,
+    _Server,
     demo_site_path,
     load_expectations,
     resolve_site_path,
     serve_demo,
+    serve_folder,
 )
 
 T = TypeVar("T")
@@ -553,6 +555,44 @@ def test_demo_site_path_finds_the_repository_copy() -> None:
     root = demo_site_path()
     assert (root / "index.html").is_file()
     assert (root / "expectations.json").is_file()
+
+
+def test_serve_folder_serves_a_folder_of_your_own_pages(tmp_path: Any) -> None:
+    (tmp_path / "index.html").write_text("<title>home</title>", encoding="utf-8")
+    (tmp_path / "shop.html").write_text("<title>shop</title>", encoding="utf-8")
+    with serve_folder(tmp_path) as server:
+        assert server.url.startswith("http://127.0.0.1:")
+        assert fetch(server.url + "/")[2] == b"<title>home</title>"
+        assert fetch(server.url + "/shop")[2] == b"<title>shop</title>"
+        assert fetch(server.url + "/nope")[0] == 404
+    assert not server.running
+
+
+def test_serve_folder_refuses_a_folder_that_is_not_there(tmp_path: Any) -> None:
+    with pytest.raises(FileNotFoundError, match="no folder to serve"):
+        serve_folder(tmp_path / "missing")
+
+
+@pytest.mark.parametrize("error", [BrokenPipeError, ConnectionResetError])
+def test_a_browser_hanging_up_mid_answer_prints_no_traceback(
+    capsys: pytest.CaptureFixture[str], error: type[Exception]
+) -> None:
+    server = serve_demo()
+    try:
+        try:
+            raise error("the browser went away")
+        except error:
+            _Server.handle_error(server._httpd, None, ("127.0.0.1", 1))  # type: ignore[arg-type]
+        try:
+            raise ValueError("a real bug")
+        except ValueError:
+            _Server.handle_error(server._httpd, None, ("127.0.0.1", 1))  # type: ignore[arg-type]
+    finally:
+        server.stop()
+    said = capsys.readouterr().err
+    assert "went away" not in said
+    assert "BrokenPipe" not in said
+    assert "a real bug" in said  # other errors still show
 
 
 # --------------------------------------------------------------------------- expectations.json

@@ -110,10 +110,11 @@ def tools_table(
         for i, (header, cap) in enumerate(zip(headers, caps, strict=False))
     ]
     gap = "  "
-    room = width - len(gap) * len(widths) - 20  # leave 20 columns at least to the description
-    while sum(widths) > room and max(widths[2:]) > 10:
-        widest = max(range(2, len(widths)), key=lambda i: widths[i])  # parameters or frame
-        widths[widest] -= 1
+    room = width - len(gap) * len(widths) - 16  # leave 16 columns at least to the description
+    floors = [widths[0], widths[1], 8, *([16] if framed else [])]  # parameters shrink first
+    for i in range(2, len(widths)):
+        while sum(widths) > room and widths[i] > floors[i]:
+            widths[i] -= 1
     widths.append(max(len("description"), width - sum(widths) - len(gap) * len(widths)))
 
     def line(cells: list[Text], style: str = "") -> Text:
@@ -207,13 +208,13 @@ def demo(port: int, as_json: bool) -> None:
         server = serve_demo(port=port)
     except OSError as exc:
         raise click.UsageError(f"cannot serve on port {port}: {exc.strerror or exc}") from None
-    if as_json:
-        print_json({"url": server.url})
-    else:
-        click.echo(server.url)
-    sys.stdout.flush()
-    err.print("Serving the demo shop; press Ctrl-C to stop.")
-    try:
+    try:  # Ctrl-C at any moment from here on is the normal way to stop: exit 0, quietly
+        if as_json:
+            print_json({"url": server.url})
+        else:
+            click.echo(server.url)
+        sys.stdout.flush()
+        err.print("Serving the demo shop; press Ctrl-C to stop.")
         server.wait()
     except KeyboardInterrupt:
         pass

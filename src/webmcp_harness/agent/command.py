@@ -5,13 +5,14 @@ refused with its line and why, exit 2, before any browser starts), then runs it 
 browser context. A script without ``url`` runs against the demo shop, served for the run.
 Prints one line per step as it ends (``--json``: on stderr, and the run as one JSON document on
 stdout). Exit 0 when every step passed, 1 when one failed, 2 when the script or the transcript
-path was the problem, 3 when the browser or the site could not be reached.
+path was the problem, 3 when the browser could not be started or reached (a page that does not
+open is a failed step).
 
 ``replay TRANSCRIPT [--against URL]``: repeats the recorded steps (against URL instead of the
 recorded site; the demo shop again when the run used it) and prints how the coded outcomes
 differ, one line a step, or "no differences" (``--json``: one JSON document). Exit 0 when none
-differ, 1 when some do, 2 when the transcript can't be read, 3 when the browser or the site could
-not be reached.
+differ, 1 when some do, 2 when the transcript can't be read, 3 when the browser could not be
+started or reached.
 """
 
 from __future__ import annotations
@@ -151,8 +152,8 @@ def run_script(
 ) -> None:
     """Run the agent script SCRIPT.yaml through the gateway, step by step.
 
-    Exit status: 0 every step passed, 1 a step failed, 2 the script or an option was wrong, 3 the
-    browser or the site could not be reached.
+    Exit status: 0 every step passed, 1 a step failed (a page that does not open is a failed
+    step), 2 the script or an option was wrong, 3 the browser could not be started or reached.
     """
     timeout_given = _explicit(ctx, "timeout")
     options = options_from(kw)

@@ -221,4 +221,11 @@ def check(
     for label, path in (("JSON", json_path), ("JUnit", junit_path), ("HTML", html_path)):
         if path:
             cli.err.print(f"{label} report: {escape(path)}", highlight=False)
-    sys.exit(report.exit_code(strict))
+    sys.exit(_exit_status(report, strict))
+
+
+def _exit_status(report: CheckReport, strict: bool) -> int:
+    """The report's status, or EXIT_UNREACHABLE when not one page could be opened."""
+    if report.pages and all(page.error for page in report.pages):
+        return cli.EXIT_UNREACHABLE
+    return report.exit_code(strict)

@@ -1,0 +1,283 @@
+"""The command line as a new user meets it: messages that say what to do, one --json, exit statuses.
+
+Every command runs as a user runs it, in its own process, against the demo shop or test pages.
+Exit statuses: 0 done, 1 checks or expectations failed, 2 usage errors, 3 the browser or the page
+could not be reached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from webmcp_harness._cli import EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
+
+ROOT = Path(__file__).resolve().parents[1]
+HARNESS = str(Path(sys.executable).with_name("webmcp-harness"))
+EXAMPLE = ROOT / "examples" / "shop_purchase.yaml"
+
+
+@dataclass
+class Command:
+    code: int
+    out: str
+    err: str
+
+
+def harness(*args: str | Path, columns: int = 80, **env: str) -> Command:
+    """Run the CLI as a user would, its output piped (so not a terminal), $COLUMNS wide."""
+    environ = {k: v for k, v in os.environ.items() if k != "WEBMCP_BROWSER_PATH"}
+    environ.update(COLUMNS=str(columns), **env)
+    done = subprocess.run(
+        [HARNESS, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=environ,
+        check=False,
+    )
+    return Command(done.returncode, done.stdout, done.stderr)
+
+
+def one_json_document(text: str) -> object:
+    """stdout holds exactly one JSON document (json.loads refuses anything after it)."""
+    return json.loads(text)
+
+
+def closed_port() -> int:
+    """A port nothing listens on (bound, then let go)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+# -- where the browser comes from --------------------------------------------------------------
+def test_a_missing_browser_named_by_the_environment_says_so_and_how_to_fix_it() -> None:
+    ran = harness("tools", "http://127.0.0.1:9/", WEBMCP_BROWSER_PATH="/nonexistent")
+    assert ran.code == EXIT_UNREACHABLE, ran.err
+    assert "(from WEBMCP_BROWSER_PATH)" in ran.err
+    assert "--browser-path" not in ran.err.split("(from")[1].split(".")[0]
+    assert "unset it" in ran.err
+
+
+def test_a_missing_browser_named_by_the_option_names_the_option() -> None:
+    ran = harness("tools", "http://127.0.0.1:9/", "--browser-path", "/nonexistent")
+    assert ran.code == EXIT_UNREACHABLE, ran.err
+    assert "(from --browser-path)" in ran.err
+    assert "Give --browser-path the path of a Chromium" in ran.err
+
+
+def test_a_program_that_is_not_a_browser_is_called_that() -> None:
+    ran = harness("tools", "http://127.0.0.1:9/", "--browser-path", "/bin/true")
+    assert ran.code == EXIT_UNREACHABLE, ran.err
+    assert "Target page, context or browser has been closed" not in ran.err
+    assert "is not a Chromium that Playwright can drive" in ran.err
+    assert "playwright install chromium" in ran.err
+
+
+# -- options ------------------------------------------------------------------------------------
+def test_a_timeout_that_is_not_a_number_asks_for_seconds() -> None:
+    ran = harness("tools", "http://127.0.0.1:9/", "--timeout", "abc")
+    assert ran.code == EXIT_USAGE
+    assert "float range" not in ran.err
+    assert "'abc' is not a number of seconds; give one like --timeout 10" in ran.err
+
+
+@pytest.mark.parametrize("command", [["tools"], ["call", "--json"], ["check"]])
+def test_a_file_url_is_refused_with_how_to_serve_the_folder(command: list[str]) -> None:
+    name, *rest = command
+    args = [name, "file:///tmp/page.html", *(["echo"] if name == "call" else []), *rest]
+    ran = harness(*args)
+    assert ran.code == EXIT_USAGE, ran.err
+    assert "serve_folder" in ran.err
+
+
+# -- pages that cannot be reached --------------------------------------------------------------
+def test_an_unsafe_port_becomes_advice_on_one_line() -> None:
+    ran = harness("tools", "http://127.0.0.1:6000/")
+    assert ran.code == EXIT_UNREACHABLE, ran.err
+    (line,) = ran.err.strip().splitlines()  # never cut mid-line, however long
+    assert "Serve the page on another port" in line
+    assert line.endswith("(Chromium: net::ERR_UNSAFE_PORT)")
+
+
+def test_a_refused_connection_says_to_start_the_server() -> None:
+    port = closed_port()
+    ran = harness("call", f"http://127.0.0.1:{port}/", "search_products", "--json")
+    assert ran.code == EXIT_UNREACHABLE, ran.err
+    assert ran.out == ""
+    (line,) = ran.err.strip().splitlines()
+    assert f"nothing is listening on 127.0.0.1:{port}. Start the server first" in line
+    assert "webmcp-harness demo" in line
+
+
+def test_check_of_a_site_that_is_not_there_exits_3() -> None:
+    ran = harness("check", f"http://127.0.0.1:{closed_port()}/", "--timeout", "5")
+    assert ran.code == EXIT_UNREACHABLE, ran.out + ran.err
+
+
+# -- tools --------------------------------------------------------------------------------------
+def test_tools_is_one_line_a_tool_within_80_columns(webmcp_demo_url: str) -> None:
+    ran = harness("tools", f"{webmcp_demo_url}/")
+    assert ran.code == EXIT_OK, ran.err
+    lines = ran.out.rstrip("\n").splitlines()
+    assert lines[0].startswith("7 tools at ")
+    assert len(lines) == 3 + 7  # title, header, rule, a line per tool
+    assert max(len(line) for line in lines) <= 80
+    assert lines[1].split() == ["name", "kind", "parameters", "frame", "description"]
+    kinds = {line.split()[1] for line in lines[3:]}
+    assert kinds == {"imperative", "declarative"}  # the words the HTML report uses
+    support = next(line for line in lines if line.startswith("ask_support"))
+    assert "/support-widget" in support  # the one tool outside the main frame says where
+
+
+def test_tools_shows_no_frame_column_when_every_tool_is_in_the_main_frame(
+    webmcp_demo_url: str,
+) -> None:
+    ran = harness("tools", f"{webmcp_demo_url}/checkout", columns=120)
+    lines = ran.out.rstrip("\n").splitlines()
+    assert lines[1].split() == ["name", "kind", "parameters", "description"]
+    assert max(len(line) for line in lines) <= 120
+    assert any(len(line) > 80 for line in lines)  # the width given is used
+
+
+def test_zero_tools_says_why_there_might_be_none(pages_url: str) -> None:
+    ran = harness("tools", f"{pages_url}/defects/no-tools.html")
+    assert ran.code == EXIT_OK, ran.err
+    assert "0 tools at" in ran.err
+    assert "--backend inpage" in ran.err
+    assert "Chromium 146+" in ran.err
+
+
+def test_tools_json_is_one_document(webmcp_demo_url: str) -> None:
+    ran = harness("tools", f"{webmcp_demo_url}/", "--json")
+    tools = one_json_document(ran.out)
+    assert isinstance(tools, list)
+    assert {t["name"] for t in tools} >= {"search_products"}
+
+
+# -- call ---------------------------------------------------------------------------------------
+def test_call_says_it_is_waiting_for_a_tool_that_is_not_there_yet(webmcp_demo_url: str) -> None:
+    ran = harness(
+        "call", f"{webmcp_demo_url}/", "serch_products", '{"q": "wool"}', "--timeout", "2"
+    )
+    assert ran.code == EXIT_OK  # a coded failure is the command doing its job
+    assert "waiting up to 2 s for the tool 'serch_products'" in ran.err
+    assert "unavailable" in ran.err
+
+
+def test_call_json_is_one_document_and_a_coded_failure_exits_0(webmcp_demo_url: str) -> None:
+    ran = harness("call", f"{webmcp_demo_url}/", "place_order", '{"email": "a@b.c"}', "--json")
+    assert ran.code == EXIT_OK, ran.err
+    result = one_json_document(ran.out)
+    assert isinstance(result, dict)
+    assert result["isError"] is True
+
+
+def test_call_with_arguments_that_are_not_an_object_is_a_usage_error(webmcp_demo_url: str) -> None:
+    ran = harness("call", f"{webmcp_demo_url}/", "search_products", "[1]")
+    assert ran.code == EXIT_USAGE
+    assert "must be a JSON object" in ran.err
+
+
+# -- check --------------------------------------------------------------------------------------
+def test_check_json_prints_the_report_on_stdout_and_json_report_writes_it(
+    pages_url: str, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.json"
+    url = f"{pages_url}/defects/no-tools.html"
+    ran = harness("check", url, "--timeout", "5", "--strict", "--json", "--json-report", report)
+    assert ran.code == EXIT_FAILED, ran.err  # no tools is a warning; --strict fails on it
+    printed = one_json_document(ran.out)
+    assert printed == json.loads(report.read_text(encoding="utf-8"))
+
+
+def test_check_respects_the_width_it_is_given_when_piped(pages_url: str) -> None:
+    ran = harness("check", f"{pages_url}/defects/no-tools.html", "--timeout", "5", columns=60)
+    table = [line for line in ran.out.splitlines() if line[:1] in "┏┃┡│└┗━─╇"]
+    assert table, ran.out
+    assert max(len(line) for line in table) <= 60
+
+
+def test_check_json_needs_no_path_any_more() -> None:
+    ran = harness("check", "--json", "report.json")
+    assert ran.code == EXIT_USAGE
+    assert "'report.json' is not an http(s) URL" in ran.err
+
+
+# -- run and replay -----------------------------------------------------------------------------
+def test_run_json_is_one_document_and_step_lines_go_to_stderr(tmp_path: Path) -> None:
+    transcript = tmp_path / "shop.jsonl"
+    ran = harness("run", EXAMPLE, "--json", "--transcript", transcript)
+    assert ran.code == EXIT_OK, ran.err
+    run = one_json_document(ran.out)
+    assert isinstance(run, dict)
+    assert run["passed"] is True
+    assert run["ran"] == run["total"]
+    assert all(step["passed"] for step in run["steps"])
+    assert "passed:" in ran.err
+    assert "✓" in ran.err
+
+    replayed = harness("replay", transcript, "--json")
+    assert replayed.code == EXIT_OK, replayed.err
+    assert one_json_document(replayed.out) == {
+        "steps": run["total"],
+        "same": True,
+        "differences": [],
+    }
+
+
+def test_run_of_a_script_whose_url_is_a_file_is_refused_once(tmp_path: Path) -> None:
+    script = tmp_path / "local.yaml"
+    script.write_text("name: local\nurl: file:///tmp/shop/\nsteps:\n  - open: /\n", "utf-8")
+    ran = harness("run", script)
+    assert ran.code == EXIT_USAGE, ran.out + ran.err
+    assert "serve_folder" in ran.err
+    assert ran.err.lower().count("could not open") == 0
+
+
+def test_run_opening_a_file_says_could_not_open_once_and_how_to_serve_it(tmp_path: Path) -> None:
+    script = tmp_path / "local.yaml"
+    script.write_text("name: local\nsteps:\n  - open: file:///tmp/page.html\n", "utf-8")
+    ran = harness("run", script, "--json")
+    assert ran.code == EXIT_FAILED, ran.out + ran.err
+    (step,) = one_json_document(ran.out)["steps"]  # type: ignore[index]
+    (miss,) = step["misses"]
+    assert miss.lower().count("could not open") == 1
+    assert "WebMCP is absent on file: pages" in miss
+    assert "serve_folder" in miss
+
+
+def test_run_against_a_site_that_is_not_there_fails_its_open_step() -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    ran = harness("run", EXAMPLE, "--url", url, "--json")
+    assert ran.code == EXIT_FAILED, ran.err
+    first = one_json_document(ran.out)["steps"][0]  # type: ignore[index]
+    assert "Start the server first" in first["misses"][0]
+
+
+# -- demo ---------------------------------------------------------------------------------------
+def test_demo_json_prints_its_url_as_one_document() -> None:
+    demo = subprocess.Popen(
+        [HARNESS, "demo", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert demo.stdout is not None
+        line = demo.stdout.readline()
+        assert json.loads(line)["url"].startswith("http://127.0.0.1:")
+    finally:
+        demo.send_signal(signal.SIGINT)
+        _, err = demo.communicate(timeout=30)
+    assert demo.returncode == EXIT_OK
+    assert "Traceback" not in err

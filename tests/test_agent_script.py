@@ -442,4 +442,4 @@ def test_the_example_in_the_docs_parses() -> None:
     example = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
     script = load_script(example, base_url="http://127.0.0.1:8000")  # no url: `run` serves the demo
     assert script.owner.first_name == "Sam"
-    assert len(script.steps) == 13
+    assert len(script.steps) == 14

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from .errors import Error, UsageError
+from .errors import Error, UsageError, WebMCPUnavailableError
 from .session import DEFAULT_TIMEOUT, WebMCPSession
 
 __all__ = [
@@ -164,11 +164,19 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
     """A browser from the options: launched, or connected to."""
     from playwright.async_api import async_playwright
 
-    from .browser import connect, launch
+    from .browser import NO_WEBMCP_CDP, NO_WEBMCP_REMOTE, browser_has_webmcp, connect, launch
 
     async with async_playwright() as p:
         if options.connect or options.cdp:
-            browser = await connect(p, ws_endpoint=options.connect, cdp_url=options.cdp)
+            browser = await connect(
+                p, ws_endpoint=options.connect, cdp_url=options.cdp, headless=not options.headed
+            )
+            if options.backend != "inpage" and not await browser_has_webmcp(browser):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(browser.close(), 10)
+                if options.connect:
+                    raise WebMCPUnavailableError(NO_WEBMCP_REMOTE)
+                raise WebMCPUnavailableError(NO_WEBMCP_CDP.format(where=options.cdp))
         else:
             browser = await launch(
                 p,

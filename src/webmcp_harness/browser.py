@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -17,18 +18,39 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BROWSER_ENV",
+    "LAUNCH_OPTIONS_HEADER",
+    "NO_WEBMCP_CDP",
+    "NO_WEBMCP_REMOTE",
     "WEBMCP_FEATURES",
+    "browser_has_webmcp",
     "connect",
     "explain_load_error",
     "find_browser",
     "launch",
     "launch_args",
+    "launch_options",
     "playwright_chromium_path",
 ]
 
 BROWSER_ENV = "WEBMCP_BROWSER_PATH"
 WEBMCP_FEATURES = "WebMCP,WebMCPTesting,DevToolsWebMCPSupport"
 _PATH_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+LAUNCH_OPTIONS_HEADER = "x-playwright-launch-options"
+"""The header that carries a client's launch options to a Playwright browser server."""
+
+NO_WEBMCP_REMOTE = (
+    "The remote browser has no WebMCP: its pages lack document.modelContext, because the browser "
+    f"was launched without --enable-features={WEBMCP_FEATURES}. Either start the server as "
+    "`playwright run-server --unsafe` (it then keeps the launch arguments the harness sends), or "
+    "run a WebMCP-ready node with `webmcp-harness browser-server --port N`."
+)
+
+NO_WEBMCP_CDP = (
+    "The browser at {where} has no WebMCP: its pages lack document.modelContext. Start that "
+    f"Chromium with --enable-features={WEBMCP_FEATURES} (Chromium 146 or newer), then connect again."
+)
+_PROBE_URL = "https://webmcp-harness.invalid/probe"  # answered by a route: no network, secure
 
 HOW_TO_GET_ONE = (
     "Install one with `playwright install chromium`, or on Debian/Ubuntu `apt-get install chromium`, "
@@ -109,6 +131,19 @@ def launch_args(*, webmcp: bool = True) -> list[str]:
     return args
 
 
+def launch_options(
+    *, headless: bool = True, webmcp: bool = True, browser_path: str | None = None
+) -> dict[str, object]:
+    """Playwright launch options for a WebMCP-ready Chromium, as a browser server takes them.
+
+    browser_path, when given, names the browser on the server's machine.
+    """
+    options: dict[str, object] = {"args": launch_args(webmcp=webmcp), "headless": headless}
+    if browser_path:
+        options["executablePath"] = browser_path
+    return options
+
+
 async def launch(
     playwright: Playwright,
     *,
@@ -144,20 +179,33 @@ async def launch(
 
 
 async def connect(
-    playwright: Playwright, *, ws_endpoint: str | None = None, cdp_url: str | None = None
+    playwright: Playwright,
+    *,
+    ws_endpoint: str | None = None,
+    cdp_url: str | None = None,
+    headless: bool = True,
+    browser_path: str | None = None,
 ) -> Browser:
-    """Connect to a Playwright browser server (ws_endpoint) or a running Chromium (cdp_url)."""
+    """Connect to a Playwright browser server (ws_endpoint) or a running Chromium (cdp_url).
+
+    A browser server is sent the WebMCP launch options; one started with `run-server --unsafe`
+    launches a WebMCP-ready browser with them (browser_path then names its browser).
+    """
     if bool(ws_endpoint) == bool(cdp_url):
         raise UsageError("Give exactly one of --connect WS_ENDPOINT or --cdp URL.")
     try:
         if ws_endpoint:
-            return await playwright.chromium.connect(ws_endpoint, timeout=30_000)
+            options = launch_options(headless=headless, browser_path=browser_path)
+            return await playwright.chromium.connect(
+                ws_endpoint, timeout=30_000, headers={LAUNCH_OPTIONS_HEADER: json.dumps(options)}
+            )
         assert cdp_url is not None
         return await playwright.chromium.connect_over_cdp(cdp_url, timeout=30_000)
     except Exception as exc:
-        where = ws_endpoint or cdp_url
+        from .grid import explain_remote_error
+
         raise BrowserNotFoundError(
-            f"Could not connect to a browser at {where}: {str(exc).splitlines()[0]}"
+            explain_remote_error(str(ws_endpoint or cdp_url), str(exc))
         ) from exc
 
 
@@ -213,3 +261,13 @@ def explain_load_error(url: str, message: str) -> str:
     if advice is None:
         advice = "Chromium could not load it."
     return f"{advice} (Chromium: net::{code})"
+async def browser_has_webmcp(browser: Browser) -> bool:
+    """Whether browser's secure pages get `document.modelContext` (one routed page, no network)."""
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.route(_PROBE_URL, lambda route: route.fulfill(body="<title>probe</title>"))
+        await page.goto(_PROBE_URL, timeout=30_000)
+        return bool(await page.evaluate("'modelContext' in document"))
+    finally:
+        await context.close()

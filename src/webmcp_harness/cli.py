@@ -222,6 +222,51 @@ def demo(port: int, as_json: bool) -> None:
         server.stop()
 
 
+@main.command("browser-server")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one)."
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--path", "ws_path", default="/webmcp", show_default=True, help="Endpoint path.")
+@click.option(
+    "--browser-path",
+    envvar="WEBMCP_BROWSER_PATH",
+    help="Chromium to launch [env WEBMCP_BROWSER_PATH].",
+)
+@click.option("--headed", is_flag=True, help="Show the browsers' windows.")
+def browser_server(
+    port: int, host: str, ws_path: str, browser_path: str | None, headed: bool
+) -> None:
+    """Run a WebMCP-ready grid node: a Playwright browser server, no --unsafe needed.
+
+    Prints the WebSocket endpoint for --connect, then serves until Ctrl-C.
+    """
+    from .errors import Error
+    from .grid import BrowserServer
+
+    try:
+        node = BrowserServer(
+            port=port, host=host, ws_path=ws_path, browser_path=browser_path, headless=not headed
+        )
+        endpoint = node.start()
+    except Error as exc:
+        err.print(f"[red]error:[/] {exc.message}", markup=True)
+        sys.exit(2)
+    import signal
+
+    # A supervisor's SIGTERM stops the node's browsers too, as Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    click.echo(endpoint)
+    sys.stdout.flush()
+    err.print("Serving WebMCP-ready browsers; press Ctrl-C to stop.")
+    try:
+        node.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        node.stop()
+
+
 main.add_command(check)
 main.add_command(run_script)
 main.add_command(replay)

@@ -1,0 +1,218 @@
+"""Remote browsers: Playwright browser servers with WebMCP, the grid node, and remote errors.
+
+Two real servers run on 127.0.0.1: Playwright's own `run-server --unsafe` (given this machine's
+Chromium where it looks for its own) and `webmcp-harness browser-server`. The CLI runs as the
+installed command in a subprocess, connecting to them with `--connect`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from webmcp_harness.browser import NO_WEBMCP_REMOTE, find_browser, launch_options
+from webmcp_harness.demo import DemoServer
+from webmcp_harness.grid import BrowserServer, explain_remote_error
+
+HARNESS = str(Path(sys.executable).with_name("webmcp-harness"))
+DRIVER = Path(__import__("playwright").__file__).parent / "driver" / "package"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _browsers_dir_with(chromium: str, into: Path) -> Path:
+    """A PLAYWRIGHT_BROWSERS_PATH in which Playwright's server finds this machine's Chromium."""
+    revisions = json.loads((DRIVER / "browsers.json").read_text())["browsers"]
+    arch = "linux-arm64" if platform.machine() in ("aarch64", "arm64") else "linux64"
+    for entry in revisions:
+        if entry["name"] == "chromium-headless-shell":
+            exe = into / f"chromium_headless_shell-{entry['revision']}"
+            exe = exe / f"chrome-headless-shell-{arch}" / "chrome-headless-shell"
+        elif entry["name"] == "chromium":
+            exe = into / f"chromium-{entry['revision']}" / f"chrome-{arch}" / "chrome"
+        else:
+            continue
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        exe.symlink_to(chromium)
+    return into
+
+
+class _RunServer:
+    """`playwright run-server` in its own process group, on a free port."""
+
+    def __init__(self, *, unsafe: bool, browsers: Path) -> None:
+        port = _free_port()
+        command = [sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1"]
+        command += ["--port", str(port), *(["--unsafe"] if unsafe else [])]
+        env = {**os.environ, "PLAYWRIGHT_BROWSERS_PATH": str(browsers)}
+        self.process = subprocess.Popen(
+            command,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()  # "Listening on ws://…"
+        match = re.search(r"(ws://\S+)", line)
+        assert match, f"run-server said {line!r}"
+        self.ws = match.group(1)
+
+    def stop(self) -> None:
+        os.killpg(self.process.pid, signal.SIGTERM)
+        self.process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browsers(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _browsers_dir_with(find_browser(), tmp_path_factory.mktemp("browsers"))
+
+
+@pytest.fixture(scope="module")
+def unsafe_server(browsers: Path) -> Iterator[str]:
+    server = _RunServer(unsafe=True, browsers=browsers)
+    yield server.ws
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def stock_server(browsers: Path) -> Iterator[str]:
+    server = _RunServer(unsafe=False, browsers=browsers)
+    yield server.ws
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def node() -> Iterator[str]:
+    with BrowserServer(port=_free_port()) as server:
+        yield server.ws_endpoint
+
+
+@pytest.fixture(scope="module")
+def shop() -> Iterator[str]:
+    server = DemoServer()
+    server.start()
+    yield server.url
+    server.stop()
+
+
+def harness(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [HARNESS, *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.mark.parametrize("which", ["unsafe_server", "node"])
+def test_tools_are_listed_through_a_remote_browser(
+    which: str, request: pytest.FixtureRequest, shop: str
+) -> None:
+    ws = request.getfixturevalue(which)
+    done = harness("tools", f"{shop}/", "--json", "--connect", ws)
+    assert done.returncode == 0, done.stderr
+    names = {tool["name"] for tool in json.loads(done.stdout)}
+    assert "search_products" in names
+
+
+@pytest.mark.parametrize("which", ["unsafe_server", "node"])
+def test_a_tool_is_called_through_a_remote_browser(
+    which: str, request: pytest.FixtureRequest, shop: str
+) -> None:
+    ws = request.getfixturevalue(which)
+    done = harness(
+        "call",
+        f"{shop}/",
+        "get_product",
+        '{"product_id": "beacon-lantern"}',
+        "--json",
+        "--connect",
+        ws,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert not result.get("isError"), result
+
+
+def test_the_launch_options_sent_to_a_server_turn_webmcp_on() -> None:
+    options = launch_options()
+    assert any("--enable-features=WebMCP" in arg for arg in options["args"])  # type: ignore[union-attr]
+    assert "executablePath" not in options
+
+
+def test_a_stock_server_that_drops_the_launch_options_says_both_ways_to_fix_it(
+    stock_server: str, shop: str
+) -> None:
+    done = harness("tools", f"{shop}/", "--connect", stock_server)
+    assert done.returncode != 0
+    message = " ".join(done.stderr.split())
+    assert "run-server --unsafe" in message
+    assert "webmcp-harness browser-server" in message
+    assert NO_WEBMCP_REMOTE.split(":")[0] in message
+
+
+def test_a_server_with_no_browser_of_its_own_is_explained_without_its_paths() -> None:
+    said = explain_remote_error(
+        "ws://grid:3000/",
+        "BrowserType.connect: Executable doesn't exist at /root/.cache/ms-playwright/x/chrome",
+    )
+    assert "/root/.cache" not in said
+    assert "playwright install chromium" in said
+    assert "webmcp-harness browser-server" in said
+
+
+def test_a_version_skew_is_named_as_such() -> None:
+    said = explain_remote_error("ws://grid:3000/", "Playwright version mismatch: server v1.40")
+    assert "Playwright version" in said
+
+
+def test_nothing_listening_says_to_check_the_server() -> None:
+    done = harness("tools", "http://127.0.0.1:9/", "--connect", f"ws://127.0.0.1:{_free_port()}/")
+    assert done.returncode != 0
+    assert "browser server is running" in " ".join(done.stderr.split())
+
+
+@pytest.fixture
+def cdp_without_webmcp(tmp_path: Path) -> Iterator[str]:
+    port = _free_port()
+    command = [find_browser(), "--headless", f"--remote-debugging-port={port}"]
+    command += ["--remote-debugging-address=127.0.0.1", f"--user-data-dir={tmp_path}"]
+    command += ["--disable-background-networking", "--disable-component-update"]
+    command += ["--no-sandbox"] if os.geteuid() == 0 else []
+    process = subprocess.Popen(
+        [*command, "about:blank"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:  # "DevTools listening on ws://…"
+        if "DevTools listening" in line:
+            break
+    yield f"http://127.0.0.1:{port}"
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(10)
+
+
+def test_a_cdp_browser_without_webmcp_names_the_flag_to_add(
+    cdp_without_webmcp: str, shop: str
+) -> None:
+    done = harness("tools", f"{shop}/", "--cdp", cdp_without_webmcp)
+    assert done.returncode != 0
+    message = " ".join(done.stderr.split())
+    assert "has no WebMCP" in message
+    assert "--enable-features=WebMCP" in message

@@ -261,6 +261,8 @@ def explain_load_error(url: str, message: str) -> str:
     if advice is None:
         advice = "Chromium could not load it."
     return f"{advice} (Chromium: net::{code})"
+
+
 async def browser_has_webmcp(browser: Browser) -> bool:
     """Whether browser's secure pages get `document.modelContext` (one routed page, no network)."""
     context = await browser.new_context()

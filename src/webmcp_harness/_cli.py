@@ -150,15 +150,17 @@ async def open_page(url: str, options: BrowserOptions) -> AsyncIterator[WebMCPSe
                 await asyncio.wait_for(context.close(), 10)
 
 
-async def goto(page: Any, url: str, timeout: float) -> None:
-    """Open url, bounded; a page that never finishes loading is used as far as it got."""
+async def goto(page: Any, url: str, timeout: float) -> Any:
+    """Open url, bounded; a page that never finishes loading is used as far as it got.
+
+    Returns Playwright's response for the main document (None when there was none)."""
     try:
-        await page.goto(url, timeout=timeout * 1000, wait_until="load")
+        return await page.goto(url, timeout=timeout * 1000, wait_until="load")
     except Exception as exc:
         message = str(exc).splitlines()[0]
         if "Timeout" in message and page.url != "about:blank":
             err.print(f"[yellow]warning:[/] {url} did not finish loading in {timeout:g} s")
-            return
+            return None
         raise Error(f"Could not open {url}: {message}") from exc
 
 

@@ -21,6 +21,7 @@ from ._cli import (
 )
 from .agent.command import replay, run_script
 from .conformance.command import check
+from .mcp_server.command import serve
 from .results import tool_error_code
 
 __all__ = ["main"]
@@ -141,3 +142,4 @@ def demo(port: int) -> None:
 main.add_command(check)
 main.add_command(run_script)
 main.add_command(replay)
+main.add_command(serve)

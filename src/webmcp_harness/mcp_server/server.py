@@ -33,7 +33,10 @@ __all__ = ["PROGRESS_EVERY", "build_server", "serve_http", "serve_stdio"]
 
 PROGRESS_EVERY: Final = 2.0
 _CANCEL_WAIT: Final = 5.0  # how long cancelling a call in the page may take
-_ELICIT_WAIT: Final = 600.0  # how long the person may take to answer
+_ELICIT_WAIT: Final = 600.0
+_LINE_LIMIT: Final = (
+    64 * 1024 * 1024
+)  # the longest message line read from the client  # how long the person may take to answer
 _INSTRUCTIONS: Final = (
     "Tools of the web page open in a real browser (WebMCP), each under its own name, plus "
     "browser_* tools to open pages, wait for tools, submit a form that waits for a person and "
@@ -189,12 +192,87 @@ def _typed(result: dict[str, Any]) -> types.CallToolResult:
 
 
 async def serve_stdio(bridge: Bridge) -> None:
-    """Serve bridge on this process's stdin and stdout until the client closes them."""
+    """Serve bridge on this process's stdin and stdout until the client closes them.
+
+    Messages go through asyncio pipes on the two descriptors (no thread per line, as the SDK's
+    file wrappers need), while fd 0 reads the null device and fd 1 goes to stderr, so nothing
+    else in the process can write on the wire. Where stdin or stdout is not a pipe (a file, a
+    terminal), the SDK's own stdio transport serves instead.
+    """
     from mcp.server.stdio import stdio_server
 
     server = build_server(bridge)
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    try:
+        pipes = await _Pipes.open()
+    except (OSError, ValueError):
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+        return
+    try:
+        async with stdio_server(pipes, pipes) as (read, write):  # type: ignore[arg-type]
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        pipes.close()
+
+
+class _Pipes:
+    """The wire's stdin and stdout as asyncio pipes, in the shape stdio_server reads and writes."""
+
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, saved: tuple[int, int]
+    ) -> None:
+        self.reader, self.writer, self.saved = reader, writer, saved
+
+    @classmethod
+    async def open(cls) -> _Pipes:
+        import os
+        import stat
+
+        for fd in (0, 1):
+            mode = os.fstat(fd).st_mode
+            if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+                raise ValueError("not a pipe")
+        loop = asyncio.get_running_loop()
+        wire_in, wire_out = os.dup(0), os.dup(1)
+        saved = (os.dup(0), os.dup(1))
+        reader = asyncio.StreamReader(limit=_LINE_LIMIT, loop=loop)
+        await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(wire_in, "rb", 0)
+        )
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", 0)
+        )
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+        return cls(reader, writer, saved)
+
+    def __aiter__(self) -> _Pipes:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self.reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", "replace")
+
+    async def write(self, text: str) -> None:
+        self.writer.write(text.encode("utf-8", "replace"))
+
+    async def flush(self) -> None:
+        await self.writer.drain()
+
+    def close(self) -> None:
+        import os
+
+        with contextlib.suppress(Exception):
+            self.writer.close()
+        for fd, saved in zip((0, 1), self.saved, strict=True):
+            with contextlib.suppress(OSError):
+                os.dup2(saved, fd)
+                os.close(saved)
 
 
 async def serve_http(bridge: Bridge, port: int, *, ready: Any = None) -> None:

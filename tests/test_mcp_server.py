@@ -186,9 +186,10 @@ def stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
 
 @pytest.fixture(scope="module")
 def http() -> Iterator[Client]:
-    """A streamable-HTTP server with a 4 s timeout, whose client cannot elicit."""
+    """A streamable-HTTP server with a 4 s timeout that acts as the person (--confirm), whose
+    client cannot elicit."""
     process = subprocess.Popen(
-        [sys.executable, *_serve_args("--http", "0", "--timeout", "4")],
+        [sys.executable, *_serve_args("--http", "0", "--timeout", "4", "--confirm")],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -500,7 +501,7 @@ def test_a_hostile_answer_is_a_coded_result_and_the_server_keeps_serving(
     assert json.loads(text(echo)) == {"echo": "still here"}
 
 
-# -- streamable HTTP, no elicitation, a 4 s timeout -------------------------------------------
+# -- streamable HTTP, no elicitation, a 4 s timeout, --confirm ---------------------------------
 def test_over_http_the_tools_are_listed_and_a_call_answers(http: Client) -> None:
     base = _http_base(http)
     http.open(f"{base}/")
@@ -520,6 +521,16 @@ def test_without_elicitation_a_held_call_answers_not_done_yet(http: Client) -> N
         "not_done_yet": f"Check with the owner first: {TO_SOMEONE_UNNAMED}. Ask in your reply, "
         "saying what you would do. Once they say yes, do it again."
     }
+
+
+def test_with_confirm_a_waiting_form_is_submitted_as_the_person(http: Client) -> None:
+    base = _http_base(http)
+    http.open(f"{base}/returns")
+    http.run(lambda s: http.listed(s, "request_return"))
+    args = {"order": "TW-10042", "item": "tidal-tee", "reason": "too_small"}
+    result = http.call("request_return", args)
+    assert not result.is_error, text(result)
+    assert "TW-10042" in text(result)
 
 
 def test_a_timeout_is_coded_and_fires_toolcancel_in_the_page(http: Client, pages_url: str) -> None:

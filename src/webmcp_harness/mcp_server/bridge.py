@@ -273,7 +273,7 @@ class Bridge:
     async def _confirm(self, name: object) -> dict[str, Any]:
         if not isinstance(name, str) or not name:
             return dict(tool_error(ToolErrorCode.INVALID_INPUT, "tool must be non-empty text."))
-        exposed = self._exposed or {}
+        exposed = await self.exposed()
         page_name = exposed[name].name if name in exposed else name
         waiting = _waiting(self.session.records, page_name)
         if waiting is None:

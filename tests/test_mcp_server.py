@@ -30,6 +30,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from webmcp_harness.agent.check import SENDS_SECRETS, TO_SOMEONE_UNNAMED
+from webmcp_harness.demo import serve_demo
 
 T = TypeVar("T")
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -170,11 +171,20 @@ def _stdio(log: IO[str], *extra: str) -> Callable[[], contextlib.AbstractAsyncCo
 
 
 @pytest.fixture(scope="module")
-def stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
+def demo() -> Iterator[str]:
+    """The demo shop, served for this module's servers."""
+    server = serve_demo()
+    yield server.url.rstrip("/")
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def stdio(tmp_path_factory: pytest.TempPathFactory, demo: str) -> Iterator[Client]:
     """A stdio server on the demo shop, owner Dana, whose client answers elicitations."""
     log_path = tmp_path_factory.mktemp("mcp") / "stdio.log"
     with log_path.open("w") as log:
-        client = Client(_stdio(log, "--owner", "Dana Reyes", "--timeout", "30"), elicit=True)
+        serving = ("--owner", "Dana Reyes", "--timeout", "30", f"{demo}/")
+        client = Client(_stdio(log, *serving), elicit=True)
         try:
             client.start()
         except Exception:
@@ -185,11 +195,11 @@ def stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
 
 
 @pytest.fixture(scope="module")
-def http() -> Iterator[Client]:
+def http(demo: str) -> Iterator[Client]:
     """A streamable-HTTP server with a 4 s timeout that acts as the person (--confirm), whose
     client cannot elicit."""
     process = subprocess.Popen(
-        [sys.executable, *_serve_args("--http", "0", "--timeout", "4", "--confirm")],
+        [sys.executable, *_serve_args(f"{demo}/", "--http", "0", "--timeout", "4", "--confirm")],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -227,25 +237,6 @@ def http() -> Iterator[Client]:
         process.wait(WAIT)
     except subprocess.TimeoutExpired:
         process.kill()
-
-
-@pytest.fixture(scope="module")
-def demo(stdio: Client) -> str:
-    """The demo shop's base URL, as the server opened it."""
-
-    async def body(s: ClientSession) -> str:
-        result = await s.call_tool("browser_open", {"url": "/"})
-        assert isinstance(result, types.CallToolResult)
-        assert isinstance(result.structured_content, dict)
-        return str(result.structured_content["url"]).rstrip("/")
-
-    return stdio.run(body)
-
-
-def _http_base(client: Client) -> str:
-    result = client.call("browser_open", {"url": "/"})
-    assert isinstance(result.structured_content, dict)
-    return str(result.structured_content["url"]).rstrip("/")
 
 
 # -- tools/list -------------------------------------------------------------------------------
@@ -502,9 +493,8 @@ def test_a_hostile_answer_is_a_coded_result_and_the_server_keeps_serving(
 
 
 # -- streamable HTTP, no elicitation, a 4 s timeout, --confirm ---------------------------------
-def test_over_http_the_tools_are_listed_and_a_call_answers(http: Client) -> None:
-    base = _http_base(http)
-    http.open(f"{base}/")
+def test_over_http_the_tools_are_listed_and_a_call_answers(http: Client, demo: str) -> None:
+    http.open(f"{demo}/")
     tools = {t.name: t for t in http.run(lambda s: http.listed(s, "get_product"))}
     assert tools["get_product"].annotations is not None
     assert tools["get_product"].annotations.read_only_hint is True
@@ -512,9 +502,8 @@ def test_over_http_the_tools_are_listed_and_a_call_answers(http: Client) -> None
     assert json.loads(text(result))["product_id"] == "harbor-mug"
 
 
-def test_without_elicitation_a_held_call_answers_not_done_yet(http: Client) -> None:
-    base = _http_base(http)
-    http.open(f"{base}/checkout?items=harbor-mug:2")
+def test_without_elicitation_a_held_call_answers_not_done_yet(http: Client, demo: str) -> None:
+    http.open(f"{demo}/checkout?items=harbor-mug:2")
     http.run(lambda s: http.listed(s, "place_order"))
     result = http.call("place_order", ORDER)
     assert result.structured_content == {
@@ -523,9 +512,8 @@ def test_without_elicitation_a_held_call_answers_not_done_yet(http: Client) -> N
     }
 
 
-def test_with_confirm_a_waiting_form_is_submitted_as_the_person(http: Client) -> None:
-    base = _http_base(http)
-    http.open(f"{base}/returns")
+def test_with_confirm_a_waiting_form_is_submitted_as_the_person(http: Client, demo: str) -> None:
+    http.open(f"{demo}/returns")
     http.run(lambda s: http.listed(s, "request_return"))
     args = {"order": "TW-10042", "item": "tidal-tee", "reason": "too_small"}
     result = http.call("request_return", args)

@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import sys
 import tempfile
 import time
@@ -48,15 +49,19 @@ Call = Callable[[], Awaitable[Any]]
 async def interleaved(
     calls: dict[str, Call], rounds: int, warmup: int = 30
 ) -> dict[str, list[float]]:
-    """Seconds per call of each, taken in turn so the machine's load falls on all alike."""
+    """Seconds per call of each, taken in turn (in a shuffled order each round) so the
+    machine's load falls on all alike."""
     for _ in range(warmup):
         for fn in calls.values():
             await fn()
     times: dict[str, list[float]] = {name: [] for name in calls}
+    order = list(calls)
+    shuffle = random.Random(16).shuffle
     for _ in range(rounds):
-        for name, fn in calls.items():
+        shuffle(order)  # what one call leaves running must not always land on the same next one
+        for name in order:
             t0 = time.perf_counter()
-            await fn()
+            await calls[name]()
             times[name].append(time.perf_counter() - t0)
     return times
 

@@ -212,14 +212,16 @@ async def open_page(url: str, options: BrowserOptions) -> AsyncIterator[WebMCPSe
                 await asyncio.wait_for(context.close(), 10)
 
 
-async def goto(page: Any, url: str, timeout: float) -> None:
-    """Open url, bounded; a page that never finishes loading is used as far as it got."""
+async def goto(page: Any, url: str, timeout: float) -> Any:
+    """Open url, bounded; a page that never finishes loading is used as far as it got.
+
+    Returns Playwright's response for the main document (None when there was none)."""
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     from .browser import explain_load_error
 
     try:
-        await page.goto(url, timeout=timeout * 1000, wait_until="load")
+        return await page.goto(url, timeout=timeout * 1000, wait_until="load")
     except Exception as exc:
         if isinstance(exc, PlaywrightTimeout) and page.url != "about:blank":
             err.print(
@@ -227,7 +229,7 @@ async def goto(page: Any, url: str, timeout: float) -> None:
                 "using it as far as it got",
                 soft_wrap=True,
             )
-            return
+            return None
         raise Error(f"Could not open {url}: {explain_load_error(url, str(exc))}") from exc
 
 

@@ -25,6 +25,7 @@ from ._cli import (
 )
 from .agent.command import replay, run_script
 from .conformance.command import check
+from .mcp_server.command import serve
 from .results import tool_error_code
 
 __all__ = ["main"]
@@ -270,3 +271,4 @@ def browser_server(
 main.add_command(check)
 main.add_command(run_script)
 main.add_command(replay)
+main.add_command(serve)

@@ -7,6 +7,7 @@ import contextlib
 import itertools
 import time
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ._backends.base import Backend, BackendError, Invocation
@@ -81,6 +82,7 @@ class WebMCPSession:
         self._implementation: str | None = "unknown"
         self._tasks: set[asyncio.Task[Any]] = set()
         self._validators: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, validator)
+        self._listeners: list[Callable[[str], None]] = []
         _LIVE.add(self)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -198,7 +200,29 @@ class WebMCPSession:
             with contextlib.suppress(ValueError):
                 self._tool_waiters.remove(entry)
 
+    def on_change(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call listener("tools") when tools are added or removed, and listener(kind) when a
+        frame navigates, detaches, or the page closes or crashes. Returns a function that stops
+        it. A listener that raises is dropped."""
+        self._listeners.append(listener)
+
+        def stop() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return stop
+
+    def _tell(self, what: str) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(what)
+            except Exception:
+                with contextlib.suppress(ValueError):
+                    self._listeners.remove(listener)
+
     def _tools_changed(self, added: list[Tool], removed: list[Tool]) -> None:
+        if added or removed:
+            self._tell("tools")
         for watch in list(self._watches):
             key = (watch.tool.frame_id, watch.tool.name)
             if any((t.frame_id, t.name) == key for t in removed) and not watch.form_navigated:
@@ -215,6 +239,7 @@ class WebMCPSession:
     def _interrupt(self, kind: str, frame_id: str, detail: dict[str, Any]) -> None:
         if kind in ("closed", "crashed", "disconnected"):
             self._gone = kind
+        self._tell(kind)
         for watch in list(self._watches):
             if kind == "navigated" and not self._frame_or_ancestor(frame_id, watch.tool.frame_id):
                 continue

@@ -267,6 +267,21 @@ class CdpBackend:
         self._parents[frame_id] = frame.get("parentId")
         self._on_interrupt("navigated", frame_id, {"url": self._frames[frame_id]})
         self._drop_frame_tools(frame_id)
+        # The old document's iframes went with it; Chromium sends no frameDetached for them.
+        for child in self._descendants(frame_id):
+            self._drop_frame_tools(child)
+            self._parents.pop(child, None)
+            self._frames.pop(child, None)
+
+    def _descendants(self, frame_id: str) -> list[str]:
+        found: list[str] = []
+        todo = [frame_id]
+        while todo and len(found) < 10_000:
+            parent = todo.pop()
+            children = [f for f, p in self._parents.items() if p == parent and f not in found]
+            found.extend(children)
+            todo.extend(children)
+        return found
 
     def _frame_detached(self, params: dict[str, Any]) -> None:
         frame_id = params["frameId"]

@@ -292,6 +292,31 @@ class Gateway:
         call.ms = (time.perf_counter() - started) * 1000
         return answer
 
+    async def hold(self, call: GatewayCall, tool: Tool | None) -> dict[str, Any] | None:
+        """Ask the check about ``call`` (``tool`` as the page lists it, or None).
+
+        Returns the hold message (``not_done_yet`` or ``refused``) when the check holds the call
+        back, None when it may run. Sets ``call.decision``; a held call is kept for ``held`` and
+        ``approve`` (a stopped one can never be approved).
+        """
+        request = CheckRequest(
+            tool=call.tool,
+            input=call.input,
+            annotations=dict(tool.annotations) if tool else {},
+            source="owner" if call.source == "owner" else "page",
+            owner_instructions=self.instructions,
+            owner=self.owner,
+            description=tool.description if tool else "",
+        )
+        decision = await decide(self.check, request, self.approvals, timeout=self.check_timeout)
+        call.decision = decision
+        if decision.outcome == "allow":
+            return None
+        self._held[call.tool] = call
+        if decision.outcome == "stop":
+            self._stopped.add(fingerprint(call.tool, call.input))
+        return hold_message(decision, self.owner)
+
     # -- inside ----------------------------------------------------------------------------
     async def _use_tool(
         self, call: GatewayCall, name: object, timeout: float | None
@@ -311,25 +336,10 @@ class Gateway:
             message = f"The page didn't list its tools in {limit:g} s."
             return self._fail(call, None, NO_BROWSER, message)
         tool = next((t for t in tools if t.name == name), None)
-        request = CheckRequest(
-            tool=name,
-            input=call.input,
-            annotations=dict(tool.annotations) if tool else {},
-            source="owner" if call.source == "owner" else "page",
-            owner_instructions=self.instructions,
-            owner=self.owner,
-            description=tool.description if tool else "",
-        )
-        decision = await decide(self.check, request, self.approvals, timeout=self.check_timeout)
-        call.decision = decision
-        key = fingerprint(name, call.input)
-        if decision.outcome == "stop":
-            self._held[name] = call
-            self._stopped.add(key)
-            return hold_message(decision, self.owner)
-        if decision.outcome == "ask":
-            self._held[name] = call
-            return hold_message(decision, self.owner)
+        held = await self.hold(call, tool)
+        if held is not None:
+            return held
+        decision = call.decision or Decision.allow()
         before = len(self.session.records)
         try:
             result = await self.session.call(name, call.input, timeout=timeout or self.timeout)

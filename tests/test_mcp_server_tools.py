@@ -1,0 +1,61 @@
+"""The bridge's naming of tools across frames and its mapping of annotations (no browser)."""
+
+from __future__ import annotations
+
+from webmcp_harness.mcp_server import expose, mcp_annotations
+from webmcp_harness.mcp_server.tools import clean, tool_spec
+from webmcp_harness.records import Tool
+
+
+def tool(
+    name: str, frame: str = "main", url: str = "http://127.0.0.1:8000/", **notes: object
+) -> Tool:
+    return Tool(name, "A tool.", None, dict(notes), frame, url)
+
+
+def test_the_main_frames_tool_keeps_its_name_and_another_frames_gets_its_host() -> None:
+    widget = tool("ask", "w1", "http://localhost:9000/widget")
+    names = expose([widget, tool("ask")], "main")
+    assert names == {"ask": tool("ask"), "ask__localhost-9000": widget}
+
+
+def test_names_stay_unique_when_frames_share_a_host() -> None:
+    tools = [tool("ask"), tool("ask", "w1"), tool("ask", "w2")]
+    assert list(expose(tools, "main")) == ["ask", "ask__127.0.0.1-8000", "ask__127.0.0.1-8000_2"]
+
+
+def test_a_page_tool_may_not_take_a_browser_tools_name() -> None:
+    assert list(expose([tool("browser_open")], "main")) == ["browser_open__127.0.0.1-8000"]
+
+
+def test_characters_mcp_does_not_allow_become_underscores() -> None:
+    assert list(expose([tool("find items!")], "main")) == ["find_items_"]
+
+
+def test_annotations_are_read_in_either_spelling() -> None:
+    assert mcp_annotations(tool("a", readOnly=True)) == {"readOnlyHint": True}
+    assert mcp_annotations(tool("a", readOnlyHint=True)) == {"readOnlyHint": True}
+    assert mcp_annotations(tool("a", consequential=True)) == {"destructiveHint": True}
+    assert mcp_annotations(tool("a", consequentialHint=False)) == {"destructiveHint": False}
+
+
+def test_a_tool_the_page_did_not_mark_keeps_mcps_cautious_defaults() -> None:
+    assert mcp_annotations(tool("a")) == {}
+
+
+def test_untrusted_content_is_open_world() -> None:
+    marked = tool("a", readOnlyHint=True, untrustedContentHint=True)
+    assert mcp_annotations(marked) == {"readOnlyHint": True, "openWorldHint": True}
+
+
+def test_a_spec_is_an_object_schema_with_the_pages_own_name_in_meta() -> None:
+    spec = tool_spec("ask__x", tool("ask", title="Ask us"))
+    assert spec["inputSchema"] == {"type": "object", "properties": {}}
+    assert spec["title"] == "Ask us"
+    assert spec["_meta"]["webmcp-harness/tool"] == "ask"
+
+
+def test_lone_surrogates_are_mended_everywhere() -> None:
+    assert clean({"a\ud800": ["x\udfff", 1, None, float("nan")]}) == {
+        "a\ufffd": ["x\ufffd", 1, None, None]
+    }

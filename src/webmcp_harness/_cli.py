@@ -5,19 +5,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 from urllib.parse import urlparse
 
 import click
 from rich.console import Console
 
+from ._text import markup, safe_text, write_json
 from .errors import Error
 from .session import DEFAULT_TIMEOUT, WebMCPSession
 
 __all__ = [
+    "MAX_TIMEOUT",
     "BrowserOptions",
     "browser_options",
     "check_url",
@@ -28,13 +31,39 @@ __all__ = [
     "open_page",
     "options_from",
     "out",
+    "parse_json_args",
     "print_json",
     "run",
 ]
 
 T = TypeVar("T")
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, emoji=False)
+out = Console(highlight=False, soft_wrap=True, emoji=False)
+
+MAX_TIMEOUT: Final = 3600.0
+"""The longest --timeout, in seconds (an hour)."""
+MAX_ARGS_BYTES: Final = 10_000_000
+"""The largest JSON_ARGS, in bytes."""
+
+
+class _Timeout(click.ParamType[float, Any]):
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{safe_text(value)!r} is not a number of seconds.", param, ctx)
+        if not math.isfinite(seconds) or not 0 < seconds <= MAX_TIMEOUT:
+            self.fail(
+                f"{safe_text(value)!r} is not a number of seconds above 0 and at most "
+                f"{MAX_TIMEOUT:g}.",
+                param,
+                ctx,
+            )
+        return seconds
 
 
 @dataclass
@@ -55,10 +84,10 @@ def browser_options(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option(
             "--timeout",
-            type=click.FloatRange(min=0, min_open=True),
+            type=_Timeout(),
             default=DEFAULT_TIMEOUT,
             show_default=True,
-            help="Seconds a tool call (and page load) may take.",
+            help=f"Seconds a tool call (and page load) may take (at most {MAX_TIMEOUT:g}).",
         ),
         click.option(
             "--browser-path",
@@ -99,7 +128,7 @@ def check_url(url: str) -> str:
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise click.BadParameter(
-            f"{url!r} is not an http(s) URL. WebMCP needs a page served over https, or http on "
+            f"{safe_text(url)!r} is not an http(s) URL. WebMCP needs a page served over https, or http on "
             "localhost/127.0.0.1 (not file:, data: or about:blank).",
             param_hint="URL",
         )
@@ -157,9 +186,9 @@ async def goto(page: Any, url: str, timeout: float) -> None:
     except Exception as exc:
         message = str(exc).splitlines()[0]
         if "Timeout" in message and page.url != "about:blank":
-            err.print(f"[yellow]warning:[/] {url} did not finish loading in {timeout:g} s")
+            err.print(f"[yellow]warning:[/] {markup(url)} did not finish loading in {timeout:g} s")
             return
-        raise Error(f"Could not open {url}: {message}") from exc
+        raise Error(f"Could not open {safe_text(url)}: {safe_text(message)}") from exc
 
 
 @contextlib.contextmanager
@@ -172,7 +201,7 @@ def demo_or(url: str | None) -> Any:
 
     server = serve_demo()
     try:
-        err.print(f"Using the demo shop at {server.url}")
+        err.print(f"Using the demo shop at {markup(server.url)}")
         yield server.url
     finally:
         server.stop()
@@ -183,7 +212,7 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
     try:
         return asyncio.run(coro)
     except Error as exc:
-        err.print(f"[red]error:[/] {exc.message}")
+        err.print(f"[red]error:[/] {markup(exc.message)}")
         sys.exit(2)
     except KeyboardInterrupt:
         err.print("interrupted")
@@ -191,6 +220,35 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def print_json(data: Any) -> None:
-    """Exactly one JSON document on stdout."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
+    """Exactly one JSON document on stdout: always valid JSON, safe on a terminal."""
+    write_json(data, sys.stdout)
+
+
+def parse_json_args(text: str, param_hint: str = "JSON_ARGS") -> dict[str, Any]:
+    """JSON_ARGS as an object, or a usage error: not JSON, too big or deep, NaN or Infinity."""
+    from .schema import args_problem
+
+    if len(text) > MAX_ARGS_BYTES:
+        raise click.BadParameter(
+            f"is longer than {MAX_ARGS_BYTES} characters.", param_hint=param_hint
+        )
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number; give a finite number")
+
+    try:
+        args = json.loads(text, parse_constant=no_constant)
+    except RecursionError:
+        raise click.BadParameter("nests too deep.", param_hint=param_hint) from None
+    except ValueError as exc:
+        raise click.BadParameter(
+            f"not valid JSON: {safe_text(exc)}", param_hint=param_hint
+        ) from None
+    if not isinstance(args, dict):
+        raise click.BadParameter(
+            'must be a JSON object, like \'{"q": "tea"}\'', param_hint=param_hint
+        )
+    problem = args_problem(args)
+    if problem is not None:
+        raise click.BadParameter(problem.removeprefix("arguments ") + ".", param_hint=param_hint)
+    return args

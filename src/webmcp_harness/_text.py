@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Mapping
 from typing import IO, Any, Final
@@ -23,11 +24,13 @@ from rich.markup import escape
 from rich.text import Text
 
 __all__ = [
+    "TooBig",
     "cell",
     "dumps",
     "json_ready",
     "markup",
     "no_surrogates",
+    "read_bounded",
     "safe_text",
     "text",
     "write_json",
@@ -134,3 +137,19 @@ def write_json(value: object, stream: IO[str], *, indent: int | None = None) -> 
     except UnicodeEncodeError:
         stream.write(json.dumps(json.loads(line), ensure_ascii=True, indent=indent) + "\n")
     stream.flush()
+
+
+class TooBig(ValueError):
+    """A file over the size a command accepts."""
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int) -> str:
+    """A file's UTF-8 text (bad bytes replaced), read at most limit bytes; TooBig beyond that.
+
+    Bounded for files whose size isn't known up front too (``/dev/zero``, a pipe).
+    """
+    with open(path, "rb") as file:
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise TooBig(f"it is over {limit:,} bytes")
+    return data.decode("utf-8", "replace")

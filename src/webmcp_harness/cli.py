@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from ._cli import (
     browser_options,
@@ -16,9 +16,11 @@ from ._cli import (
     open_page,
     options_from,
     out,
+    parse_json_args,
     print_json,
     run,
 )
+from ._text import cell, dumps, markup, text
 from .agent.command import replay, run_script
 from .conformance.command import check
 from .results import tool_error_code
@@ -50,14 +52,22 @@ def tools(url: str, as_json: bool, **kwargs: Any) -> None:
     if as_json:
         print_json(found)
         return
-    table = Table(title=f"{len(found)} tools at {url}", title_justify="left")
+    table = Table(title=Text(f"{len(found)} tools at ") + text(url), title_justify="left")
     for column in ("name", "kind", "description", "parameters", "frame"):
         table.add_column(column, overflow="fold")
     for tool in found:
-        params = ", ".join((tool["inputSchema"] or {}).get("properties", {}) or {})
-        kind = "form" if tool["declarative"] else "script"
-        frame = tool["frameUrl"] if tool["frameUrl"] != url else ""
-        table.add_row(tool["name"], kind, tool["description"], params, frame)
+        schema = tool.get("inputSchema")
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        params = ", ".join(str(p) for p in props) if isinstance(props, dict) else ""
+        kind = "form" if tool.get("declarative") else "script"
+        frame = tool.get("frameUrl") if tool.get("frameUrl") != url else ""
+        table.add_row(
+            cell(tool.get("name")),
+            cell(kind),
+            cell(tool.get("description")),
+            cell(params),
+            cell(frame),
+        )
     out.print(table)
 
 
@@ -85,14 +95,7 @@ def call(
     """Call TOOL on the page at URL with JSON_ARGS and print the coded result."""
     options = options_from(kwargs)
     check_url(url)
-    try:
-        args = json.loads(json_args)
-    except ValueError as exc:
-        raise click.BadParameter(f"not valid JSON: {exc}", param_hint="JSON_ARGS") from None
-    if not isinstance(args, dict):
-        raise click.BadParameter(
-            'must be a JSON object, like \'{"q": "tea"}\'', param_hint="JSON_ARGS"
-        )
+    args = parse_json_args(json_args)
 
     async def body() -> tuple[dict[str, Any], dict[str, Any]]:
         async with open_page(url, options) as session:
@@ -107,12 +110,18 @@ def call(
         return
     code = tool_error_code(result)
     status = f"[red]{code.value}[/]" if code else "[green]ok[/]"
-    err.print(f"{tool}: {status} in {record['timings'].get('totalMs', 0):.0f} ms")
-    for item in result.get("content", []):
-        if item.get("type") == "text":
-            out.print(item.get("text", ""), markup=False)
+    ms = record.get("timings", {}).get("totalMs", 0)
+    err.print(f"{markup(tool)}: {status} in {ms:.0f} ms")
+    content = result.get("content")
+    for item in content if isinstance(content, list) else []:
+        if (
+            isinstance(item, dict)
+            and item.get("type") == "text"
+            and isinstance(item.get("text"), str)
+        ):
+            out.print(text(item["text"]))
         else:
-            out.print(json.dumps(item, ensure_ascii=False), markup=False)
+            out.print(text(dumps(item)))
 
 
 @main.command()

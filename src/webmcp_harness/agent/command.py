@@ -16,18 +16,27 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.markup import escape
 
-from .._cli import BrowserOptions, browser_options, check_url, err, open_browser, options_from, run
+from .._cli import (
+    BrowserOptions,
+    browser_options,
+    check_url,
+    err,
+    open_browser,
+    options_from,
+    print_json,
+    run,
+)
+from .._text import markup, safe_text
 from .runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
 from .script import Script, ScriptError, load_script
+from .sensitive import redact
 from .transcript import Transcript, TranscriptError, TranscriptWriter, format_diff, read_transcript
 
 __all__ = ["replay", "run_script"]
@@ -51,16 +60,26 @@ def _site(url: str | None) -> Iterator[tuple[str, bool]]:
 
     server = serve_demo()
     try:
-        err.print(f"Using the demo shop at {server.url}", soft_wrap=True)
+        err.print(f"Using the demo shop at {escape(server.url)}", soft_wrap=True)
         yield server.url, True
     finally:
         server.stop()
 
 
+def _echo(line: str) -> None:
+    """One line on stdout: secrets redacted, page text shown as text."""
+    click.echo(safe_text(redact(line)))
+
+
+def escape(text: str) -> str:
+    """Text for a rich message on stderr: secrets redacted, markup and controls defused."""
+    return markup(redact(text))
+
+
 def _print_step(step: StepResult) -> None:
-    click.echo(step.describe())
+    _echo(step.describe())
     for miss in step.misses:
-        click.echo(f"      {miss}")
+        _echo(f"      {miss}")
 
 
 def _fail(message: str) -> None:
@@ -118,7 +137,7 @@ def run_script(
     try:
         with _site(base_url or script.url) as (base, demo):
             err.print(
-                f"Running {escape(script.name)} ({len(script.steps)} steps) at {base}",
+                f"Running {escape(script.name)} ({len(script.steps)} steps) at {escape(base)}",
                 soft_wrap=True,
             )
             result = run(_play(script, base, demo, options, writer))
@@ -161,13 +180,13 @@ async def _play(
 def _summary(result: RunResult, transcript: Path | None) -> None:
     seconds = result.ms / 1000
     if result.passed:
-        click.echo(f"passed: {result.total} steps in {seconds:.1f} s")
+        _echo(f"passed: {result.total} steps in {seconds:.1f} s")
     else:
         failed = result.failed
         where = f"step {failed.index}" if failed else f"step {len(result.steps) + 1}"
         if failed is not None and failed.line is not None:
             where += f" (line {failed.line})"
-        click.echo(f"failed at {where}; {len(result.steps)} of {result.total} steps ran")
+        _echo(f"failed at {where}; {len(result.steps)} of {result.total} steps ran")
     if transcript is not None:
         err.print(f"transcript: {escape(str(transcript))}", soft_wrap=True)
 
@@ -218,25 +237,26 @@ def replay(
     try:
         with _site(site) as (base, _demo):
             where = escape(str(transcript_path))
-            err.print(f"Replaying {len(recorded.steps)} steps of {where} at {base}", soft_wrap=True)
+            err.print(
+                f"Replaying {len(recorded.steps)} steps of {where} at {escape(base)}",
+                soft_wrap=True,
+            )
             result = run(_replay(recorded, base, options, writer))
     finally:
         if writer is not None:
             writer.close()
     if as_json:
-        sys.stdout.write(
-            json.dumps(
+        print_json(
+            redact(
                 {
                     "steps": len(result.steps),
                     "same": result.same,
                     "differences": [d.to_dict() for d in result.differences],
-                },
-                ensure_ascii=False,
+                }
             )
-            + "\n"
         )
     else:
-        click.echo(format_diff(result.differences))
+        _echo(format_diff(result.differences))
     sys.exit(0 if result.same else 1)
 
 

@@ -282,8 +282,14 @@ def _refused_in(exc: BaseException) -> str | None:
 
 def fits(validator: Any, args: Any, *, deadline: float | None = None) -> bool:
     """Whether args fit a compiled validator (``validator_for``); False also when the check was
-    refused (ask ``validate_args`` why)."""
-    return _first_error(validator, args, deadline) is None
+    refused or failed (ask ``validate_args`` why). Never raises."""
+    token = _deadline.set(deadline if deadline is not None else time.monotonic() + PATTERN_BUDGET)
+    try:
+        return bool(validator.is_valid(args))
+    except (Exception, RecursionError):
+        return False
+    finally:
+        _deadline.reset(token)
 
 
 def schema_hazard(schema: Any) -> str | None:

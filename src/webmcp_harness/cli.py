@@ -52,6 +52,11 @@ def tools(url: str, as_json: bool, **kwargs: Any) -> None:
     if as_json:
         print_json(found)
         return
+    out.print(tools_table(found, url))
+
+
+def tools_table(found: list[dict[str, Any]], url: str) -> Table:
+    """The `tools` table; every page string goes in through `cell`."""
     table = Table(title=Text(f"{len(found)} tools at ") + text(url), title_justify="left")
     for column in ("name", "kind", "description", "parameters", "frame"):
         table.add_column(column, overflow="fold")
@@ -68,7 +73,7 @@ def tools(url: str, as_json: bool, **kwargs: Any) -> None:
             cell(params),
             cell(frame),
         )
-    out.print(table)
+    return table
 
 
 @main.command()
@@ -108,10 +113,16 @@ def call(
     if as_json:
         print_json(result)
         return
+    print_result(tool, result, record)
+
+
+def print_result(tool: str, result: dict[str, Any], record: dict[str, Any]) -> None:
+    """`call`'s output: the code and time on stderr, the content as text on stdout."""
     code = tool_error_code(result)
     status = f"[red]{code.value}[/]" if code else "[green]ok[/]"
-    ms = record.get("timings", {}).get("totalMs", 0)
-    err.print(f"{markup(tool)}: {status} in {ms:.0f} ms")
+    timings = record.get("timings")
+    ms = timings.get("totalMs", 0) if isinstance(timings, dict) else 0
+    err.print(f"{markup(tool)}: {status} in {ms if isinstance(ms, (int, float)) else 0:.0f} ms")
     content = result.get("content")
     for item in content if isinstance(content, list) else []:
         if (

@@ -8,9 +8,30 @@
   // navigation from a same-document one).
   "use strict";
   // The page's own scripts may replace JSON.stringify/parse: keep the ones this first run found
-  // (as an init script, before any page script), so a sabotaged JSON can't stall a call.
-  const jsonStringify = JSON.stringify;
-  const jsonParse = JSON.parse;
+  // (as an init script, before any page script), or, attached later to a page that replaced
+  // them, a fresh realm's (a hidden about:blank frame, removed at once), so a sabotaged JSON
+  // can't stall a call.
+  const pristineJSON = () => {
+    const native = (fn) => {
+      try {
+        return typeof fn === "function" && Function.prototype.toString.call(fn).includes("[native code]");
+      } catch {
+        return false;
+      }
+    };
+    if (native(JSON.stringify) && native(JSON.parse)) return JSON;
+    try {
+      const frame = document.createElement("iframe");
+      frame.style.display = "none";
+      document.documentElement.appendChild(frame);
+      const fresh = frame.contentWindow.JSON;
+      frame.remove();
+      return fresh;
+    } catch {
+      return JSON;
+    }
+  };
+  const { stringify: jsonStringify, parse: jsonParse } = pristineJSON();
   const KEY = "__webmcpHarness";
   let h = window[KEY];
   if (!h || h.version !== 1) {

@@ -1,5 +1,8 @@
 """Secrets in a value: the detectors the check stops on and transcripts redact.
 
+Keys are read as well as values, at any depth, and strings at any length: a card number used as a
+key is redacted (and found) as one in a value.
+
 One set of detectors serves both, so what the check refuses to send is exactly what a transcript
 never keeps. ``find_secrets(value)`` lists them, ``redact(value)`` replaces them with
 ``"[redacted]"``. Neither raises, whatever it is given.
@@ -14,10 +17,12 @@ What counts as a secret (``what`` in a ``Finding``):
   with the secret's words, perhaps followed by one word such as ``value``, ``confirm`` or
   ``hash`` (``password_min_length`` and ``password_hint`` are not secrets); any non-empty
   string or number under such a key is a secret, however deep. In free text:
-  ``password: hunter2``, ``"password":"hunter2"``, ``pin=1234`` (the value after the ``:``/``=``).
+  ``password: hunter2``, ``"password":"hunter2"``, ``pin=1234`` (the value after the ``:``/``=``),
+  and phrases such as ``my password is hunter2`` (not ``password is required`` and the like).
 - ``card``: a card number: 13 to 19 digits starting with 2 to 6 (the ranges card networks use),
-  either in one run or in groups split by single spaces or dashes with a first group of 4 (``4111
-  1111 1111 1111``, ``3782-822463-10005``), passing the Luhn check, with no letter, digit or ``+``
+  either in one run or in groups split by one kind of single separator (a space, a no-break
+  space, a dot or a dash) with a first group of 4 (``4111 1111 1111 1111``, ``4111.1111.1111.1111``,
+  ``3782-822463-10005``), passing the Luhn check, with no letter, digit or ``+``
   right before it and no letter or digit right after. The same digits as a JSON number count
   too. Also the value of ``card_number``, ``cc_number``, ``credit_card``, ``cvv``, ``cvc``,
   ``csc``, ``security_code`` keys when it holds at least 3 digits.
@@ -208,7 +213,9 @@ _LABELLED = re.compile(
 )
 # "my password is hunter2", "the password is: x"; not "password is required" and the like.
 _PHRASED = re.compile(
-    r"(?i)(?<![A-Za-z0-9])" + _SECRET_WORD + r"\s{1,3}(?:is|was)\s{1,3}[:=]?\s{0,3}[\"'“‘]?"
+    r"(?i)(?<![A-Za-z0-9])"
+    + _SECRET_WORD
+    + r"\s{1,3}(?:is|was)(?:\s{0,3}[:=]\s{0,3}|\s{1,3})[\"'“‘]?"
     r"([^\s\"',;}{\]\[”’]+)"
 )
 _NOT_A_SECRET: Final = frozenset(

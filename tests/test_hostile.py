@@ -476,3 +476,54 @@ def test_a_crawl_never_calls_the_tools_of_another_origin_it_was_redirected_to(
     assert "start_tool" in called
     assert "other_origin_tool" not in called
     assert not any("called-other-origin-tool" in s for s in _HostileHandler.seen)
+
+
+# -- use_tool never raises ------------------------------------------------------------------------------
+
+
+class _Hostile:
+    """An object that raises from everything Python may call on it."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("repr")
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq")
+
+    def __hash__(self) -> int:
+        raise RuntimeError("hash")
+
+    def __bool__(self) -> bool:
+        raise RuntimeError("bool")
+
+
+class _HostileStr(str):
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq")
+
+    __hash__ = str.__hash__
+
+
+@pytest.mark.parametrize(
+    ("name", "given", "source"),
+    [
+        ("tool", {"x": _Hostile()}, "owner"),
+        ("tool", _Hostile(), "owner"),
+        (_Hostile(), {}, "owner"),
+        ("tool", {}, _Hostile()),
+        (_HostileStr("tool"), {_HostileStr("k"): _HostileStr("v")}, _HostileStr("owner")),
+        ("tool", {"n": float("nan")}, "owner"),
+    ],
+)
+def test_use_tool_never_raises_on_hostile_python_objects(
+    name: Any, given: Any, source: Any
+) -> None:
+    from webmcp_harness.agent import Gateway
+
+    gateway = Gateway(None, owner="Sam Rivera")
+    answer = asyncio.run(gateway.use_tool(name, given, source=source))
+    assert isinstance(answer, dict)
+    assert "error" in answer
+    json.dumps(gateway.calls[-1].to_dict())  # the record is plain data

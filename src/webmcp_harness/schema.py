@@ -48,7 +48,8 @@ MAX_ARGS_DEPTH: Final = 64
 MAX_REF_DEPTH: Final = 64
 """``$ref`` followed deeper than this (a loop) refuses the call."""
 PATTERN_BUDGET: Final = 1.0
-"""Seconds all of one validation's patterns may take when the caller gives no deadline."""
+"""Seconds all of one validation's patterns may take: the default deadline, and the most a
+session's call spends on them (less when the call's own timeout ends sooner)."""
 
 OUTSIDE = "the tool's schema refers outside itself"
 _deadline: contextvars.ContextVar[float] = contextvars.ContextVar("schema_deadline")

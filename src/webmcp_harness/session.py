@@ -16,7 +16,7 @@ from .coding import code_report
 from .errors import AttachError, SessionClosedError, UsageError, WebMCPUnavailableError
 from .records import CallRecord, Tool
 from .results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
-from .schema import args_problem, fits, validate_args, validator_for
+from .schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -307,8 +307,10 @@ class WebMCPSession:
             # Deep or non-finite arguments are refused even unvalidated: JSON can't carry them.
             refused = validate_args(None, args) or "bad input"
             return tool_error(ToolErrorCode.INVALID_INPUT, refused)
-        if validate and not self._fits(tool.input_schema, args, deadline):
-            problem = validate_args(tool.input_schema, args, deadline=deadline)
+        # Patterns get at most PATTERN_BUDGET of the call's time: the tool needs the rest.
+        check_by = min(deadline, time.monotonic() + PATTERN_BUDGET)
+        if validate and not self._fits(tool.input_schema, args, check_by):
+            problem = validate_args(tool.input_schema, args, deadline=check_by)
             if problem:
                 return tool_error(ToolErrorCode.INVALID_INPUT, f"{name}: {problem}")
         watch = _Watch(record, tool)

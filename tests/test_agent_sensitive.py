@@ -279,3 +279,90 @@ def test_spans_are_sorted_inside_the_text_and_never_raise(text: str) -> None:
 @given(st.text(alphabet="0123456789 -+./ABCDEFGHIJKLMNOPQRSTUVWXYZ:", max_size=80))
 def test_redacting_text_of_digits_and_letters_leaves_nothing_to_find(text: str) -> None:
     assert secret_spans(redact(text)) == []
+
+
+# -- secrets that tried to side-step the redactor ----------------------------------------------------
+
+KNOWN_SECRETS = (
+    "4111111111111111",
+    "4111 1111 1111 1111",
+    "4111\u00a01111\u00a01111\u00a01111",
+    "4111\u202f1111\u202f1111\u202f1111",
+    "4111.1111.1111.1111",
+    "4111-1111-1111-1111",
+    "5500 0000 0000 0004",
+    "DE89 3704 0044 0532 0130 00",
+    "GB82WEST12345698765432",
+    "123-45-6789",
+)
+PHRASES = ("my password is hunter2", "the password is: swordfish", "Password was s3cr3t!")
+
+
+def _digits(text: str) -> str:
+    return "".join(c for c in text if c.isalnum())
+
+
+def _leaks(value: Any) -> list[str]:
+    flat = json.dumps(value, ensure_ascii=False)
+    found = [s for s in KNOWN_SECRETS if _digits(s) in _digits(flat)]
+    found += [w for w in ("hunter2", "swordfish", "s3cr3t") if w in flat]
+    return found
+
+
+@pytest.mark.parametrize("secret", KNOWN_SECRETS)
+def test_a_secret_as_a_key_is_redacted_and_found(secret: str) -> None:
+    value = {"order": {secret: "the card", "n": [{secret: 1}]}}
+    assert _leaks(redact(value)) == []
+    assert find_secrets(value)
+
+
+@pytest.mark.parametrize("phrase", PHRASES)
+def test_password_phrases_are_redacted(phrase: str) -> None:
+    assert _leaks(redact({"note": f"Note: {phrase}. Thanks"})) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["password is required", "Your password is too short", "the password is incorrect"]
+)
+def test_messages_about_passwords_are_not_redacted(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_a_secret_past_a_million_characters_is_redacted() -> None:
+    text = "x" * 1_500_000 + " 4111 1111 1111 1111 and DE89 3704 0044 0532 0130 00"
+    out = redact(text)
+    assert _leaks(out) == []
+    assert find_secrets(text)
+
+
+def test_redacted_keys_that_collide_keep_every_value() -> None:
+    out = redact({"4111111111111111": 1, "4111 1111 1111 1111": 2})
+    assert sorted(out.values()) == [1, 2]
+
+
+_filler = st.text(alphabet="abc XYZ:=\"'{}[]-.", max_size=20)
+
+
+@st.composite
+def _with_secret(draw: st.DrawFn) -> str:
+    secret = draw(st.sampled_from(KNOWN_SECRETS + PHRASES))
+    long = draw(st.sampled_from([0, 0, 200_000]))
+    return draw(_filler) + " " * bool(long) + "y" * long + " " + secret + " " + draw(_filler)
+
+
+_nested = st.recursive(
+    st.one_of(_with_secret(), _filler, st.integers(), st.just(4111111111111111)),
+    lambda kids: st.one_of(
+        st.lists(kids, max_size=3),
+        st.dictionaries(st.one_of(_with_secret(), _filler), kids, max_size=3),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_nested)
+def test_no_known_secret_survives_redaction_in_keys_values_and_long_strings(value: Any) -> None:
+    out = redact(value)
+    assert _leaks(out) == [], out if len(json.dumps(out)) < 2000 else "(long)"
+    assert find_secrets(out) == []

@@ -15,14 +15,13 @@ import math
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 from urllib.parse import urlparse
 
 import click
 from rich.console import Console
-from rich.markup import escape
-from rich.text import Text
 
+from ._text import cell, markup, safe_text, write_json
 from .errors import Error, UsageError, WebMCPUnavailableError
 from .session import DEFAULT_TIMEOUT, WebMCPSession
 
@@ -31,6 +30,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_UNREACHABLE",
     "EXIT_USAGE",
+    "MAX_TIMEOUT",
     "BrowserOptions",
     "Seconds",
     "browser_options",
@@ -44,6 +44,7 @@ __all__ = [
     "open_page",
     "options_from",
     "out",
+    "parse_json_args",
     "print_json",
     "run",
 ]
@@ -53,8 +54,13 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, emoji=False)
+out = Console(highlight=False, soft_wrap=True, emoji=False)
+
+MAX_TIMEOUT: Final = 3600.0
+"""The longest --timeout, in seconds (an hour)."""
+MAX_ARGS_BYTES: Final = 10_000_000
+"""The largest JSON_ARGS, in bytes."""
 
 
 @dataclass
@@ -72,24 +78,29 @@ class BrowserOptions:
 
 
 class Seconds(click.ParamType[float]):
-    """A number of seconds, more than 0 (``--timeout 10``, ``--timeout 0.5``)."""
+    """A number of seconds, more than 0 and at most MAX_TIMEOUT (``--timeout 10``)."""
 
     name = "seconds"
 
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> float:
-        if isinstance(value, float):
-            return value
         option = param.opts[0] if param is not None and param.opts else "the option"
         try:
             seconds = float(value)
         except (TypeError, ValueError):
             self.fail(
-                f"{value!r} is not a number of seconds; give one like {option} 10.", param, ctx
+                f"{safe_text(value)!r} is not a number of seconds; give one like {option} 10.",
+                param,
+                ctx,
             )
-        if not (seconds > 0 and math.isfinite(seconds)):
-            self.fail(f"must be more than 0 seconds, like {option} 10; got {value!r}.", param, ctx)
+        if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT):
+            self.fail(
+                f"must be more than 0 and at most {MAX_TIMEOUT:g} seconds, like {option} 10; "
+                f"got {safe_text(value)!r}.",
+                param,
+                ctx,
+            )
         return seconds
 
 
@@ -101,7 +112,7 @@ def browser_options(func: Callable[..., Any]) -> Callable[..., Any]:
             type=Seconds(),
             default=DEFAULT_TIMEOUT,
             show_default=True,
-            help="Seconds a tool call (and page load) may take.",
+            help=f"Seconds a tool call (and page load) may take (at most {MAX_TIMEOUT:g}).",
         ),
         click.option(
             "--browser-path",
@@ -152,8 +163,8 @@ def check_url(url: str, param_hint: str = "URL") -> str:
             else ""
         )
         raise click.BadParameter(
-            f"{url!r} is not an http(s) URL. WebMCP needs a page served over https, or http on "
-            f"localhost/127.0.0.1 (not file:, data: or about:blank).{fix}",
+            f"{safe_text(url)!r} is not an http(s) URL. WebMCP needs a page served over https, or "
+            f"http on localhost/127.0.0.1 (not file:, data: or about:blank).{fix}",
             param_hint=param_hint,
         )
     return url
@@ -225,12 +236,14 @@ async def goto(page: Any, url: str, timeout: float) -> Any:
     except Exception as exc:
         if isinstance(exc, PlaywrightTimeout) and page.url != "about:blank":
             err.print(
-                f"[yellow]warning:[/] {escape(url)} did not finish loading in {timeout:g} s; "
+                f"[yellow]warning:[/] {markup(url)} did not finish loading in {timeout:g} s; "
                 "using it as far as it got",
                 soft_wrap=True,
             )
             return None
-        raise Error(f"Could not open {url}: {explain_load_error(url, str(exc))}") from exc
+        raise Error(
+            f"Could not open {safe_text(url)}: {safe_text(explain_load_error(url, str(exc)))}"
+        ) from exc
 
 
 @contextlib.contextmanager
@@ -243,7 +256,7 @@ def demo_or(url: str | None) -> Any:
 
     server = serve_demo()
     try:
-        err.print(f"Using the demo shop at {server.url}")
+        err.print(f"Using the demo shop at {markup(server.url)}")
         yield server.url
     finally:
         server.stop()
@@ -251,7 +264,7 @@ def demo_or(url: str | None) -> Any:
 
 def fail(message: str, status: int = EXIT_USAGE) -> None:
     """Print ``error: message`` on stderr, on one line however wide, and exit with status."""
-    err.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
+    err.print(f"[red]error:[/] {markup(message)}", soft_wrap=True)
     sys.exit(status)
 
 
@@ -271,16 +284,36 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
         sys.exit(130)
 
 
-def cell(value: object) -> Text:
-    """A page string as one piece of terminal output: plain text, never markup.
-
-    Every page string (names, descriptions, URLs) in a table goes through here, so one function
-    decides how hostile text is shown.
-    """
-    return Text(str(value))
-
-
 def print_json(data: Any) -> None:
-    """Exactly one JSON document on stdout."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
+    """Exactly one JSON document on stdout: always valid JSON, safe on a terminal."""
+    write_json(data, sys.stdout)
+
+
+def parse_json_args(text: str, param_hint: str = "JSON_ARGS") -> dict[str, Any]:
+    """JSON_ARGS as an object, or a usage error: not JSON, too big or deep, NaN or Infinity."""
+    from .schema import args_problem
+
+    if len(text) > MAX_ARGS_BYTES:
+        raise click.BadParameter(
+            f"is longer than {MAX_ARGS_BYTES} characters.", param_hint=param_hint
+        )
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number; give a finite number")
+
+    try:
+        args = json.loads(text, parse_constant=no_constant)
+    except RecursionError:
+        raise click.BadParameter("nests too deep.", param_hint=param_hint) from None
+    except ValueError as exc:
+        raise click.BadParameter(
+            f"not valid JSON: {safe_text(exc)}", param_hint=param_hint
+        ) from None
+    if not isinstance(args, dict):
+        raise click.BadParameter(
+            'must be a JSON object, like \'{"q": "tea"}\'', param_hint=param_hint
+        )
+    problem = args_problem(args)
+    if problem is not None:
+        raise click.BadParameter(problem.removeprefix("arguments ") + ".", param_hint=param_hint)
+    return args

@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import click
 from rich.console import Group
-from rich.markup import escape
 from rich.text import Text
 
 from ._cli import (
     browser_options,
-    cell,
     check_url,
     err,
     open_page,
     options_from,
     out,
+    parse_json_args,
     print_json,
     run,
 )
+from ._text import cell, dumps, markup, text
 from .agent.command import replay, run_script
 from .conformance.command import check
 from .mcp_server.command import serve
@@ -56,7 +55,7 @@ def tools(url: str, as_json: bool, **kwargs: Any) -> None:
         print_json(found)
         return
     if not found:
-        err.print(f"0 tools at {escape(url)}.", soft_wrap=True)
+        err.print(f"0 tools at {markup(url)}.", soft_wrap=True)
         err.print(NO_TOOLS_HINT, soft_wrap=True, markup=False)
         return
     out.print(tools_table(found, main_url, title=f"{len(found)} tools at {url}"))
@@ -86,7 +85,11 @@ def _short_frame(frame_url: str, main_url: str) -> str:
 
 
 def tools_table(
-    found: list[dict[str, Any]], main_url: str, *, title: str, width: int | None = None
+    found: list[dict[str, Any]],
+    main_url: str,
+    *,
+    title: str | None = None,
+    width: int | None = None,
 ) -> Group:
     """One line per tool that fits ``width`` columns (the console's by default).
 
@@ -95,14 +98,17 @@ def tools_table(
     goes through ``cell``.
     """
     width = width or out.width
+    title = f"{len(found)} tools at {main_url}" if title is None else title
     framed = any(t.get("frameUrl") not in ("", None, main_url) for t in found)
     rows: list[list[Text]] = []
     for tool in found:
-        params = ", ".join((tool.get("inputSchema") or {}).get("properties", {}) or {})
-        frame = tool.get("frameUrl") or ""
-        row = [cell(tool["name"]), Text(kind_of(tool)), cell(params)]
+        schema = tool.get("inputSchema")
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        params = ", ".join(str(p) for p in props) if isinstance(props, dict) else ""
+        frame = tool.get("frameUrl")
+        row = [cell(tool.get("name")), Text(kind_of(tool)), cell(params)]
         if framed:
-            row.append(cell(_short_frame(frame, main_url)))
+            row.append(cell(_short_frame(frame if isinstance(frame, str) else "", main_url)))
         rows.append([*row, cell(tool.get("description") or "")])
     headers = ["name", "kind", "parameters", *(["frame"] if framed else []), "description"]
     caps = [32, 11, 24, *([24] if framed else [])]
@@ -159,14 +165,7 @@ def call(
     """Call TOOL on the page at URL with JSON_ARGS and print the coded result."""
     options = options_from(kwargs)
     check_url(url)
-    try:
-        args = json.loads(json_args)
-    except ValueError as exc:
-        raise click.BadParameter(f"not valid JSON: {exc}", param_hint="JSON_ARGS") from None
-    if not isinstance(args, dict):
-        raise click.BadParameter(
-            'must be a JSON object, like \'{"q": "tea"}\'', param_hint="JSON_ARGS"
-        )
+    args = parse_json_args(json_args)
 
     async def body() -> tuple[dict[str, Any], dict[str, Any]]:
         async with open_page(url, options) as session:
@@ -174,7 +173,7 @@ def call(
             wait = min(options.timeout, 5.0)
             if all(t.name != tool for t in await session.tools()):
                 err.print(
-                    f"waiting up to {wait:g} s for the tool {escape(tool)!r} to appear on the "
+                    f"waiting up to {wait:g} s for the tool {markup(repr(tool))} to appear on the "
                     "page…",
                     soft_wrap=True,
                 )
@@ -186,14 +185,26 @@ def call(
     if as_json:
         print_json(result)
         return
+    print_result(tool, result, record)
+
+
+def print_result(tool: str, result: dict[str, Any], record: dict[str, Any]) -> None:
+    """`call`'s output: the code and time on stderr, the content as text on stdout."""
     code = tool_error_code(result)
     status = f"[red]{code.value}[/]" if code else "[green]ok[/]"
-    err.print(f"{tool}: {status} in {record['timings'].get('totalMs', 0):.0f} ms")
-    for item in result.get("content", []):
-        if item.get("type") == "text":
-            out.print(item.get("text", ""), markup=False)
+    timings = record.get("timings")
+    ms = timings.get("totalMs", 0) if isinstance(timings, dict) else 0
+    err.print(f"{markup(tool)}: {status} in {ms if isinstance(ms, (int, float)) else 0:.0f} ms")
+    content = result.get("content")
+    for item in content if isinstance(content, list) else []:
+        if (
+            isinstance(item, dict)
+            and item.get("type") == "text"
+            and isinstance(item.get("text"), str)
+        ):
+            out.print(text(item["text"]))
         else:
-            out.print(json.dumps(item, ensure_ascii=False), markup=False)
+            out.print(text(dumps(item)))
 
 
 @main.command()

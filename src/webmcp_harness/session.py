@@ -17,7 +17,7 @@ from .coding import code_report
 from .errors import AttachError, SessionClosedError, UsageError, WebMCPUnavailableError
 from .records import CallRecord, Tool
 from .results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
-from .schema import validate_args, validator_for
+from .schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -328,10 +328,14 @@ class WebMCPSession:
             return self._unavailable(name, frame, tools)
         record.frame_id, record.frame_url = tool.frame_id, tool.frame_url
         record.backend, record.declarative = tool.backend, tool.declarative
-        if not isinstance(args, dict):
-            return tool_error(ToolErrorCode.INVALID_INPUT, validate_args(None, args) or "bad input")
-        if validate and not self._fits(tool.input_schema, args):
-            problem = validate_args(tool.input_schema, args)
+        if not isinstance(args, dict) or args_problem(args) is not None:
+            # Deep or non-finite arguments are refused even unvalidated: JSON can't carry them.
+            refused = validate_args(None, args) or "bad input"
+            return tool_error(ToolErrorCode.INVALID_INPUT, refused)
+        # Patterns get at most PATTERN_BUDGET of the call's time: the tool needs the rest.
+        check_by = min(deadline, time.monotonic() + PATTERN_BUDGET)
+        if validate and not self._fits(tool.input_schema, args, check_by):
+            problem = validate_args(tool.input_schema, args, deadline=check_by)
             if problem:
                 return tool_error(ToolErrorCode.INVALID_INPUT, f"{name}: {problem}")
         watch = _Watch(record, tool)
@@ -562,7 +566,7 @@ class WebMCPSession:
         return tool_error(ToolErrorCode.INTERRUPTED, message + ". Check the page, then retry.")
 
     # -- helpers ---------------------------------------------------------------------------
-    def _fits(self, schema: Any, args: dict[str, Any]) -> bool:
+    def _fits(self, schema: Any, args: dict[str, Any], deadline: float) -> bool:
         """Whether args fit schema; the validator is found once per schema object, not per call."""
         if not isinstance(schema, dict):
             return True
@@ -575,7 +579,7 @@ class WebMCPSession:
         validator = entry[1]
         if isinstance(validator, str):
             return True  # a broken schema is not held against the caller (validate_args agrees)
-        return bool(validator.is_valid(args))
+        return fits(validator, args, deadline=deadline)  # bounded: patterns, $ref, no fetches
 
     def _find(self, tools: list[Tool], name: str, frame: str | None) -> Tool | None:
         matches = [t for t in tools if t.name == name]

@@ -7,6 +7,31 @@
   // document's token (a random id, new with every document, so the harness can tell a cross-document
   // navigation from a same-document one).
   "use strict";
+  // The page's own scripts may replace JSON.stringify/parse: keep the ones this first run found
+  // (as an init script, before any page script), or, attached later to a page that replaced
+  // them, a fresh realm's (a hidden about:blank frame, removed at once), so a sabotaged JSON
+  // can't stall a call.
+  const pristineJSON = () => {
+    const native = (fn) => {
+      try {
+        return typeof fn === "function" && Function.prototype.toString.call(fn).includes("[native code]");
+      } catch {
+        return false;
+      }
+    };
+    if (native(JSON.stringify) && native(JSON.parse)) return JSON;
+    try {
+      const frame = document.createElement("iframe");
+      frame.style.display = "none";
+      document.documentElement.appendChild(frame);
+      const fresh = frame.contentWindow.JSON;
+      frame.remove();
+      return fresh;
+    } catch {
+      return JSON;
+    }
+  };
+  const { stringify: jsonStringify, parse: jsonParse } = pristineJSON();
   const KEY = "__webmcpHarness";
   let h = window[KEY];
   if (!h || h.version !== 1) {
@@ -72,7 +97,7 @@
     const parseSchema = (schema) => {
       if (typeof schema !== "string") return schema === undefined ? null : schema;
       try {
-        return JSON.parse(schema);
+        return jsonParse(schema);
       } catch {
         return null;
       }
@@ -97,7 +122,7 @@
         inputSchema: parseSchema(safe(() => t.inputSchema)),
         annotations:
           annotations && typeof annotations === "object"
-            ? JSON.parse(JSON.stringify(annotations))
+            ? jsonParse(jsonStringify(annotations))
             : {},
         declarative: !!form,
         autosubmit: !!form && form.hasAttribute("toolautosubmit"),
@@ -142,7 +167,7 @@
         if (value === undefined) text = "undefined";
         else {
           try {
-            text = JSON.stringify(value);
+            text = jsonStringify(value);
           } catch (e) {
             const exception = describeError(e);
             return { status: "Error", errorText: exception.message, exception };
@@ -151,7 +176,7 @@
         }
       }
       try {
-        return { status: "Completed", output: JSON.parse(text) };
+        return { status: "Completed", output: jsonParse(text) };
       } catch {
         return { status: "Completed", output: text };
       }
@@ -173,13 +198,13 @@
           tools: [],
           error: null,
         };
-        if (!s.kind) return JSON.stringify(out);
+        if (!s.kind) return jsonStringify(out);
         try {
           out.tools = (await ownTools(s)).map(describeTool);
         } catch (e) {
           out.error = describeError(e).description;
         }
-        return JSON.stringify(out);
+        return jsonStringify(out);
       },
       async start(id, name, inputJson) {
         const s = surface();
@@ -232,7 +257,7 @@
           if (s.kind === "modelContextTesting") {
             return s.api.executeTool(name, inputJson, { signal: controller.signal });
           }
-          const input = wantsObjectInput(s) ? JSON.parse(inputJson) : inputJson;
+          const input = wantsObjectInput(s) ? jsonParse(inputJson) : inputJson;
           return s.api.executeTool(tool, input, { signal: controller.signal });
         };
         // Did the tool go away (or change) during the call? Watch toolchange, and look again
@@ -249,7 +274,7 @@
         const stillThere = async () => {
           try {
             const now = (await ownTools(s)).find((t) => String(t.name) === name);
-            return !!now && JSON.stringify(describeTool(now)) === JSON.stringify(describeTool(tool));
+            return !!now && jsonStringify(describeTool(now)) === jsonStringify(describeTool(tool));
           } catch {
             return true; // cannot tell: say nothing
           }
@@ -291,7 +316,7 @@
             entry.settled = true;
             unwatch();
             activated(false);
-            return JSON.stringify(report);
+            return jsonStringify(report);
           });
         calls.set(id, entry);
         return { ok: true, token: h.token };

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from .._cli import (
     BrowserOptions,
@@ -37,8 +36,10 @@ from .._cli import (
     print_json,
     run,
 )
+from .._text import markup, safe_text
 from .runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
 from .script import Script, ScriptError, load_script
+from .sensitive import redact
 from .transcript import Transcript, TranscriptError, TranscriptWriter, format_diff, read_transcript
 
 __all__ = ["replay", "run_script"]
@@ -62,16 +63,26 @@ def _site(url: str | None) -> Iterator[tuple[str, bool]]:
 
     server = serve_demo()
     try:
-        err.print(f"Using the demo shop at {server.url}", soft_wrap=True)
+        err.print(f"Using the demo shop at {escape(server.url)}", soft_wrap=True)
         yield server.url, True
     finally:
         server.stop()
 
 
+def _echo(line: str, *, to_stderr: bool = False) -> None:
+    """One line on stdout (or stderr): secrets redacted, page text shown as text."""
+    click.echo(safe_text(redact(line)), err=to_stderr)
+
+
+def escape(text: str) -> str:
+    """Text for a rich message on stderr: secrets redacted, markup and controls defused."""
+    return markup(redact(text))
+
+
 def _print_step(step: StepResult, *, to_stderr: bool = False) -> None:
-    click.echo(step.describe(), err=to_stderr)
+    _echo(step.describe(), to_stderr=to_stderr)
     for miss in step.misses:
-        click.echo(f"      {miss}", err=to_stderr)
+        _echo(f"      {miss}", to_stderr=to_stderr)
 
 
 def _step_json(step: StepResult) -> dict[str, Any]:
@@ -172,7 +183,7 @@ def run_script(
     try:
         with _site(base_url or script.url) as (base, demo):
             err.print(
-                f"Running {escape(script.name)} ({len(script.steps)} steps) at {base}",
+                f"Running {escape(script.name)} ({len(script.steps)} steps) at {escape(base)}",
                 soft_wrap=True,
             )
             result = run(_play(script, base, demo, options, writer, as_json))
@@ -181,7 +192,7 @@ def run_script(
             writer.close()
     _summary(result, transcript, to_stderr=as_json)
     if as_json:
-        print_json(_run_json(result))
+        print_json(redact(_run_json(result)))
     sys.exit(0 if result.passed else 1)
 
 
@@ -218,14 +229,15 @@ async def _play(
 def _summary(result: RunResult, transcript: Path | None, *, to_stderr: bool = False) -> None:
     seconds = result.ms / 1000
     if result.passed:
-        click.echo(f"passed: {result.total} steps in {seconds:.1f} s", err=to_stderr)
+        _echo(f"passed: {result.total} steps in {seconds:.1f} s", to_stderr=to_stderr)
     else:
         failed = result.failed
         where = f"step {failed.index}" if failed else f"step {len(result.steps) + 1}"
         if failed is not None and failed.line is not None:
             where += f" (line {failed.line})"
-        click.echo(
-            f"failed at {where}; {len(result.steps)} of {result.total} steps ran", err=to_stderr
+        _echo(
+            f"failed at {where}; {len(result.steps)} of {result.total} steps ran",
+            to_stderr=to_stderr,
         )
     if transcript is not None:
         err.print(f"transcript: {escape(str(transcript))}", soft_wrap=True)
@@ -277,21 +289,26 @@ def replay(
     try:
         with _site(site) as (base, _demo):
             where = escape(str(transcript_path))
-            err.print(f"Replaying {len(recorded.steps)} steps of {where} at {base}", soft_wrap=True)
+            err.print(
+                f"Replaying {len(recorded.steps)} steps of {where} at {escape(base)}",
+                soft_wrap=True,
+            )
             result = run(_replay(recorded, base, options, writer))
     finally:
         if writer is not None:
             writer.close()
     if as_json:
         print_json(
-            {
-                "steps": len(result.steps),
-                "same": result.same,
-                "differences": [d.to_dict() for d in result.differences],
-            }
+            redact(
+                {
+                    "steps": len(result.steps),
+                    "same": result.same,
+                    "differences": [d.to_dict() for d in result.differences],
+                }
+            )
         )
     else:
-        click.echo(format_diff(result.differences))
+        _echo(format_diff(result.differences))
     sys.exit(0 if result.same else 1)
 
 

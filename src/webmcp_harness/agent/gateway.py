@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import time
 from collections.abc import Awaitable, Mapping
@@ -203,23 +204,32 @@ class Gateway:
         source: str = "owner",
         timeout: float | None = None,
     ) -> dict[str, Any]:
-        """Run a tool for the agent; see the module docs. Never raises but for cancellation."""
-        data = {} if input is None else input
+        """Run a tool for the agent; see the module docs. Never raises but for cancellation.
+
+        Whatever the agent passes is copied as plain JSON data first (hostile objects whose
+        ``__eq__`` or ``__repr__`` raise never get further); what JSON can't carry is
+        ``bad_input``."""
+        data, problem = plain_input({} if input is None else input)
         call = GatewayCall(
             len(self.calls) + 1,
-            name if isinstance(name, str) else repr(name),
+            str.__str__(name) if isinstance(name, str) else _describe(name),
             data,
-            source if source in ("owner", "page") else "page",
+            "owner" if type(source) is str and str.__eq__(source, "owner") else "page",
         )
         self.calls.append(call)
         started = time.perf_counter()
         try:
-            answer = await self._use_tool(call, name, timeout)
+            if problem is not None:
+                answer = failure("bad_input", f"The input can't be sent: {problem}.")
+            else:
+                answer = await self._use_tool(
+                    call, call.tool if isinstance(name, str) else None, timeout
+                )
         except asyncio.CancelledError:
             call.ms = (time.perf_counter() - started) * 1000
             raise
         except Exception as err:  # a harness bug must still not reach the agent as an exception
-            answer = self._fail(call, None, NO_BROWSER, f"The harness failed: {err!r}")
+            answer = self._fail(call, None, NO_BROWSER, f"The harness failed: {type(err).__name__}")
         call.answer = answer
         call.ms = (time.perf_counter() - started) * 1000
         return answer
@@ -451,6 +461,63 @@ class Gateway:
         if kind == "not_connected":
             card = connect_card(self.url or _page_url(self.session))
         return failure(kind, failure_message(code, message, condition=condition), card)
+
+
+def _describe(value: object) -> str:
+    """A name for any object, even one whose ``__repr__`` raises."""
+    try:
+        return repr(value)[:200]
+    except Exception:
+        return f"<{type(value).__name__}>"
+
+
+def plain_input(value: object) -> tuple[Any, str | None]:
+    """value as plain JSON data (exact dicts, lists, strings, numbers), and why not if it can't
+    be; never raises, never calls the value's own methods."""
+    from ..schema import MAX_ARGS_DEPTH
+
+    def plain(item: object, depth: int) -> Any:
+        if depth > MAX_ARGS_DEPTH:
+            raise ValueError(f"it nests deeper than {MAX_ARGS_DEPTH} levels")
+        if item is None or item is True or item is False:
+            return item
+        if isinstance(item, str):
+            return str.__str__(item)
+        if isinstance(item, int):
+            return int.__int__(item)
+        if isinstance(item, float):
+            number = float.__float__(item)
+            if not math.isfinite(number):
+                raise ValueError(f"{float.__repr__(number)} is not a JSON number")
+            return number
+        if isinstance(item, dict):
+            out: dict[str, Any] = {}
+            for key, child in dict.items(item):
+                if isinstance(key, str):
+                    name = str.__str__(key)
+                elif key is None or isinstance(key, (bool, int)):
+                    name = json.dumps(
+                        key if key is None or isinstance(key, bool) else int.__int__(key)
+                    )
+                else:
+                    raise ValueError(f"a key is {type(key).__name__}, not text")
+                out[name] = plain(child, depth + 1)
+            return out
+        if isinstance(item, (list, tuple)):
+            children = list.__iter__(item) if isinstance(item, list) else tuple.__iter__(item)
+            return [plain(child, depth + 1) for child in children]
+        raise ValueError(f"a value is {type(item).__name__}, not JSON")
+
+    try:
+        return plain(value, 0), None
+    except ValueError as err:
+        return _describe_safe(value), str(err)
+    except Exception as err:
+        return _describe_safe(value), f"it could not be read ({type(err).__name__})"
+
+
+def _describe_safe(value: object) -> str:
+    return f"<unsendable {type(value).__name__}>"
 
 
 def _never_reached(record: CallRecord | None) -> bool:

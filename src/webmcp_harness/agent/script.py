@@ -71,6 +71,7 @@ from urllib.parse import urljoin, urlsplit
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from .._text import TooBig, read_bounded
 from ..results import ToolErrorCode
 from .check import REASONS, first_name
 from .kinds import KINDS
@@ -98,6 +99,8 @@ DEFAULT_TIMEOUT: Final = 30.0
 DEFAULT_ATTEMPTS: Final = 3
 MAX_ATTEMPTS: Final = 10
 MAX_TIMEOUT: Final = 3600.0
+MAX_SCRIPT_BYTES: Final = 1_000_000
+"""The largest script file ``load_script`` reads (a megabyte)."""
 _MAX_NODES: Final = 100_000
 _MAX_DEPTH: Final = 100
 _CODES: Final = tuple(c.value for c in ToolErrorCode)
@@ -598,7 +601,9 @@ def load_script(source: str | bytes | os.PathLike[str], *, base_url: str | None 
         path = Path(os.fspath(source).strip() if isinstance(source, str) else os.fspath(source))
         name = str(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_bounded(path, MAX_SCRIPT_BYTES)
+        except TooBig as err:
+            raise ScriptError(None, f"the script is too big: {err}", source=name) from None
         except (OSError, ValueError) as err:
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
             raise ScriptError(None, f"can't read the script: {reason}", source=name) from None

@@ -1,5 +1,8 @@
 """Secrets in a value: the detectors the check stops on and transcripts redact.
 
+Keys are read as well as values, at any depth, and strings at any length: a card number used as a
+key is redacted (and found) as one in a value.
+
 One set of detectors serves both, so what the check refuses to send is exactly what a transcript
 never keeps. ``find_secrets(value)`` lists them, ``redact(value)`` replaces them with
 ``"[redacted]"``. Neither raises, whatever it is given.
@@ -14,10 +17,12 @@ What counts as a secret (``what`` in a ``Finding``):
   with the secret's words, perhaps followed by one word such as ``value``, ``confirm`` or
   ``hash`` (``password_min_length`` and ``password_hint`` are not secrets); any non-empty
   string or number under such a key is a secret, however deep. In free text:
-  ``password: hunter2``, ``"password":"hunter2"``, ``pin=1234`` (the value after the ``:``/``=``).
+  ``password: hunter2``, ``"password":"hunter2"``, ``pin=1234`` (the value after the ``:``/``=``),
+  and phrases such as ``my password is hunter2`` (not ``password is required`` and the like).
 - ``card``: a card number: 13 to 19 digits starting with 2 to 6 (the ranges card networks use),
-  either in one run or in groups split by single spaces or dashes with a first group of 4 (``4111
-  1111 1111 1111``, ``3782-822463-10005``), passing the Luhn check, with no letter, digit or ``+``
+  either in one run or in groups split by one kind of single separator (a space, a no-break
+  space, a dot or a dash) with a first group of 4 (``4111 1111 1111 1111``, ``4111.1111.1111.1111``,
+  ``3782-822463-10005``), passing the Luhn check, with no letter, digit or ``+``
   right before it and no letter or digit right after. The same digits as a JSON number count
   too. Also the value of ``card_number``, ``cc_number``, ``credit_card``, ``cvv``, ``cvc``,
   ``csc``, ``security_code`` keys when it holds at least 3 digits.
@@ -60,7 +65,6 @@ __all__ = [
 REDACTED: Final = "[redacted]"
 What = Literal["password", "card", "bank", "id"]
 _MAX_DEPTH: Final = 400
-_MAX_TEXT: Final = 1_000_000  # longer strings are scanned in their first million characters
 
 
 @dataclass(frozen=True)
@@ -171,7 +175,7 @@ def _value_fits(value: object, need: int) -> bool:
         return False
     if not text.strip() or text == REDACTED:
         return False
-    digits = sum(c.isdigit() for c in text[:_MAX_TEXT])
+    digits = sum(c.isdigit() for c in text)
     if need == 0:
         return True
     if need < 0:
@@ -186,7 +190,11 @@ def _value_fits(value: object, need: int) -> bool:
 _BEFORE = r"(?<![A-Za-z0-9+])(?<![A-Za-z0-9][-./])"
 _AFTER = r"(?![A-Za-z0-9])(?![-./][A-Za-z0-9])"
 _CARD_RUN = re.compile(_BEFORE + r"(\d{13,19})" + _AFTER)
-_CARD_GROUPS = re.compile(_BEFORE + r"(\d{4}(?:([ -])\d{2,6})(?:\2\d{1,6}){1,3})" + _AFTER)
+_CARD_SEPARATOR = "[ \u00a0\u2007\u202f.-]"  # space, no-break spaces, dot, dash
+_CARD_GROUPS = re.compile(
+    _BEFORE + r"(\d{4}(?:(" + _CARD_SEPARATOR + r")\d{2,6})(?:\2\d{1,6}){1,3})" + _AFTER
+)
+_NOT_DIGIT = re.compile(r"\D")
 _SSN = re.compile(_BEFORE + r"(?<!-)(\d{3})([- ])(\d{2})\2(\d{4})" + _AFTER + r"(?!-)")
 _NINO = re.compile(
     r"(?<![A-Za-z0-9])([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]) ?(\d{2}) ?(\d{2}) ?(\d{2}) ?([A-D])"
@@ -203,6 +211,22 @@ _SECRET_WORD = (
 _LABELLED = re.compile(
     r"(?i)(?<![A-Za-z0-9])" + _SECRET_WORD + r"[\"']?\s{0,3}[:=]\s{0,3}[\"']?([^\s\"',;}{\]\[]+)"
 )
+# "my password is hunter2", "the password is: x"; not "password is required" and the like.
+_PHRASED = re.compile(
+    r"(?i)(?<![A-Za-z0-9])"
+    + _SECRET_WORD
+    + r"\s{1,3}(?:is|was)(?:\s{0,3}[:=]\s{0,3}|\s{1,3})[\"'“‘]?"
+    r"([^\s\"',;}{\]\[”’]+)"
+)
+_NOT_A_SECRET: Final = frozenset(
+    {"a", "an", "the", "not", "no", "too", "required", "incorrect", "invalid", "wrong", "empty",
+     "missing", "correct", "valid", "weak", "strong", "expired", "set", "changed", "reset",
+     "needed", "optional", "case", "being", "now", "also", "still", "only", "at", "of", "in",
+     "your", "my", "our", "their", "this", "that", "it", "sent", "stored", "saved", "hidden",
+     "shown", "never", "always", "used", "updated", "short", "long", "ok", "fine",
+     "good", "bad", "secure", "insecure", "encrypted", "hashed", "unknown", "blank", "null",
+     "none", "[redacted]"}
+)  # fmt: skip
 _LABELLED_PIN = re.compile(
     r"(?i)(?<![A-Za-z0-9])pin(?:[_ -]?code)?[\"']?\s{0,3}[:=]\s{0,3}[\"']?(\d{4,12})(?!\d)"
 )
@@ -281,13 +305,12 @@ def secret_spans(text: str) -> list[tuple[int, int, What]]:
     """Where text holds secrets: (start, end, what), sorted, not overlapping. Never raises."""
     if not isinstance(text, str):
         return []
-    text = text[:_MAX_TEXT]
     spans: list[tuple[int, int, What]] = []
     for m in _CARD_RUN.finditer(text):
         if _card_ok(m.group(1)):
             spans.append((m.start(1), m.end(1), "card"))
     for m in _CARD_GROUPS.finditer(text):
-        if _card_ok(re.sub(r"[ -]", "", m.group(1))):
+        if _card_ok(_NOT_DIGIT.sub("", m.group(1))):
             spans.append((m.start(1), m.end(1), "card"))
     for start, end in _ibans(text):
         spans.append((start, end, "bank"))
@@ -306,6 +329,10 @@ def secret_spans(text: str) -> list[tuple[int, int, What]]:
             spans.append((m.start(), m.end(), "id"))
     for m in _LABELLED.finditer(text):
         spans.append((m.start(1), m.end(1), "password"))
+    for m in _PHRASED.finditer(text):
+        word = m.group(1).rstrip(".!?:)").lower()
+        if word and word not in _NOT_A_SECRET:
+            spans.append((m.start(1), m.start(1) + len(m.group(1).rstrip(".!?:)")), "password"))
     for m in _LABELLED_PIN.finditer(text):
         spans.append((m.start(1), m.end(1), "password"))
     return _merge(spans)
@@ -339,7 +366,8 @@ def _number_secret(value: int | float) -> What | None:
 def _key_path(path: str, key: object) -> str:
     if isinstance(key, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
         return f"{path}.{key}"
-    text = key if isinstance(key, str) else str(key)
+    text = _redact_key(key, REDACTED)  # a path never spells out a secret key
+    text = text if isinstance(text, str) else str(text)
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
     return f'{path}["{escaped}"]'
 
@@ -366,7 +394,10 @@ def find_secrets(value: object) -> list[Finding]:
                 except Exception:
                     continue
                 for k, v in pairs:
-                    children.append((v, _key_path(path, k), key_secret(k) or under))
+                    child = _key_path(path, k)
+                    for what in _key_secrets(k):
+                        found.append(Finding(child, what))
+                    children.append((v, child, key_secret(k) or under))
             else:
                 for i, v in enumerate(item):
                     children.append((v, f"{path}[{i}]", under))
@@ -414,7 +445,13 @@ def _redact(
                 except Exception:
                     return rep
                 for k, v in pairs:
-                    out[k] = _redact(v, key_secret(k) or under, rep, depth + 1, active)
+                    key = _redact_key(k, rep)
+                    if key is not k and key in out:
+                        n = 2
+                        while f"{key} {n}" in out:
+                            n += 1
+                        key = f"{key} {n}"
+                    out[key] = _redact(v, key_secret(k) or under, rep, depth + 1, active)
                 return out
             return [_redact(v, under, rep, depth + 1, active) for v in item]
         finally:
@@ -422,17 +459,42 @@ def _redact(
     if under is not None and _value_fits(item, under[1]):
         return rep
     if isinstance(item, str):
-        spans = secret_spans(item)
-        if not spans:
-            return item
-        parts: list[str] = []
-        last = 0
-        for start, end, _ in spans:
-            parts.append(item[last:start])
-            parts.append(rep)
-            last = end
-        parts.append(item[last:])
-        return "".join(parts)
+        return _redact_text(item, rep)
     if isinstance(item, (int, float)) and not isinstance(item, bool) and _number_secret(item):
         return rep
     return item
+
+
+def _redact_text(item: str, rep: str) -> str:
+    spans = secret_spans(item)
+    if not spans:
+        return item
+    parts: list[str] = []
+    last = 0
+    for start, end, _ in spans:
+        parts.append(item[last:start])
+        parts.append(rep)
+        last = end
+    parts.append(item[last:])
+    return "".join(parts)
+
+
+def _redact_key(key: object, rep: str) -> Any:
+    """A mapping key with the secrets in it replaced (the key itself when it holds none)."""
+    if isinstance(key, str):
+        redacted = _redact_text(key, rep)
+        return key if redacted == key else redacted
+    if isinstance(key, (int, float)) and not isinstance(key, bool) and _number_secret(key):
+        return rep
+    return key
+
+
+def _key_secrets(key: object) -> list[What]:
+    """What secrets a mapping key itself holds (a card number as a key, say)."""
+    if isinstance(key, str):
+        whats = {what for _, _, what in secret_spans(key)}
+        return [w for w in ("password", "card", "bank", "id") if w in whats]
+    if isinstance(key, (int, float)) and not isinstance(key, bool):
+        number = _number_secret(key)
+        return [number] if number is not None else []
+    return []

@@ -36,6 +36,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final
 
+from .._text import TooBig, dumps, read_bounded
 from .outcome import Outcome
 from .sensitive import REDACTED, redact
 
@@ -53,6 +54,8 @@ __all__ = [
 ]
 
 _MAX_DEPTH: Final = 400
+MAX_TRANSCRIPT_BYTES: Final = 200_000_000
+"""The largest transcript ``read_transcript`` reads (200 MB)."""
 
 
 class TranscriptError(Exception):
@@ -93,8 +96,7 @@ def _plain(value: object, depth: int = 0) -> Any:
 
 
 def _line_of(entry: Mapping[str, Any]) -> str:
-    data = redact(_plain(entry))
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
+    return dumps(redact(_plain(entry)), compact=True) + "\n"
 
 
 class TranscriptWriter:
@@ -229,7 +231,9 @@ def read_transcript(path: str | os.PathLike[str]) -> Transcript:
     """Read a transcript, line by line. A cut (unreadable) last line is dropped and flagged
     ``truncated``; an unreadable line before it raises TranscriptError with its number."""
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = read_bounded(path, MAX_TRANSCRIPT_BYTES)
+    except TooBig as err:
+        raise TranscriptError(None, f"{os.fspath(path)!r} is too big to replay: {err}") from None
     except OSError as err:
         raise TranscriptError(None, f"can't read {os.fspath(path)!r}: {err.strerror}") from None
     return parse_transcript(text)

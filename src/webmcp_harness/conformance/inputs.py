@@ -29,8 +29,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeGuard
 
+import regex  # type: ignore[import-untyped]
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+
+from ..schema import fits, validator_for
 
 __all__ = ["InvalidInput", "invalid_input", "invalid_inputs", "valid_input"]
 
@@ -87,6 +89,13 @@ class _GiveUp(Exception):
     """No value within the budget, or for this (sub)schema."""
 
 
+class _Slow(Exception):
+    """A pattern that could not be matched in time (never suppressed with _GiveUp)."""
+
+
+_PATTERN_TIMEOUT = 0.25  # seconds one match of a page's pattern may take
+
+
 @dataclass(frozen=True)
 class InvalidInput:
     """A schema-invalid input, made from a valid one by breaking one thing."""
@@ -106,20 +115,22 @@ class InvalidInput:
 
 
 def _validator(schema: Any) -> Draft202012Validator | None:
-    if not isinstance(schema, (dict, bool)):
+    if isinstance(schema, bool):
+        return Draft202012Validator(schema)
+    if not isinstance(schema, dict):
         return None
     try:
         if len(json.dumps(schema)) > _MAX_SCHEMA_CHARS:
             return None
-        Draft202012Validator.check_schema(schema)
-        return Draft202012Validator(schema)
-    except (SchemaError, TypeError, ValueError, RecursionError):
+    except (TypeError, ValueError, RecursionError):
         return None
+    found = validator_for(schema)  # closed: no $ref retrieval, bounded patterns
+    return None if isinstance(found, str) else found
 
 
 def _is_valid(validator: Draft202012Validator, value: Any) -> bool:
     try:
-        return bool(validator.is_valid(value))
+        return fits(validator, value, deadline=time.monotonic() + _PATTERN_TIMEOUT * 4)
     except Exception:  # a schema jsonschema cannot apply (bad $ref, odd regex): not valid
         return False
 
@@ -399,27 +410,38 @@ class _Generator:
 
     def _from_regex(self, pattern: str, low: int, high: int | None) -> str:
         try:
-            compiled = re.compile(pattern)
-        except re.error as exc:
+            compiled = regex.compile(pattern)
+        except (regex.error, ValueError, TypeError, OverflowError) as exc:
             raise _GiveUp(f"pattern {pattern!r} is not a Python regex") from exc
+
+        def matches(text: str) -> bool:
+            # Bounded: a pattern that backtracks catastrophically must not hang the check.
+            left = min(self.deadline - time.monotonic(), _PATTERN_TIMEOUT)
+            try:
+                return compiled.search(text, timeout=max(left, 0.001)) is not None
+            except TimeoutError:
+                raise _Slow(pattern) from None
 
         def fits(text: str) -> bool:
             self._tick()
             return len(text) >= low and (high is None or len(text) <= high)
 
-        for word in (*_WORDS, "a" * max(low, 1)):
-            if compiled.search(word) and fits(word):
-                return word
-        with contextlib.suppress(_GiveUp, re.error, RecursionError, ValueError, TypeError):
-            parsed = _parse_regex(pattern)
-            for extra in (0, 1, 2, 3, 5, 8, low):
-                text = _regex_text(parsed, extra, {})
-                if compiled.search(text) and fits(text):
+        try:
+            for word in (*_WORDS, "a" * max(low, 1)):
+                if matches(word) and fits(word):
+                    return word
+            with contextlib.suppress(_GiveUp, re.error, RecursionError, ValueError, TypeError):
+                parsed = _parse_regex(pattern)
+                for extra in (0, 1, 2, 3, 5, 8, low):
+                    text = _regex_text(parsed, extra, {})
+                    if matches(text) and fits(text):
+                        return text
+            for candidate in _RICH_STRINGS:
+                text = candidate * max(1, -(-low // len(candidate))) if low else candidate
+                if matches(text) and fits(text):
                     return text
-        for candidate in _RICH_STRINGS:
-            text = candidate * max(1, -(-low // len(candidate))) if low else candidate
-            if compiled.search(text) and fits(text):
-                return text
+        except _Slow:
+            raise _GiveUp(f"pattern {pattern!r} could not be decided in time") from None
         raise _GiveUp(f"no string found for pattern {pattern!r}")
 
     def _number(self, schema: dict[str, Any], *, integer: bool) -> int | float:

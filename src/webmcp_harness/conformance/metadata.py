@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from ..records import Tool
+from ..schema import schema_hazard
 from .findings import Collector, Finding, Severity, excerpt
 
 __all__ = [
@@ -186,6 +187,8 @@ def check_tool_metadata(tool: Tool, *, page: str, out: Collector | None = None) 
         pass  # a tool that takes no input: nothing to check
     elif (problem := input_schema_problem(schema)) is not None:
         add("metadata.schema-valid", problem)
+    elif (hazard := schema_hazard(schema)) is not None:  # a $ref outside, a ReDoS pattern
+        add("metadata.schema-valid", f"The inputSchema is unsafe to use: {hazard}.")
     if isinstance(schema, dict):
         _check_schema_shape(schema, add)
     if out is not None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from .._text import dumps, no_surrogates, safe_text
+from ..agent.sensitive import redact
 from ..records import CallRecord, Tool
 from .findings import CHECKS, Collector, Finding, Severity, Target
 
@@ -206,10 +207,6 @@ def _clip_deep(value: Any, limit: int, depth: int = 0) -> Any:
     return value
 
 
-def _jsonable(value: Any) -> Any:
-    return repr(value)
-
-
 # --- JSON ---------------------------------------------------------------------------------------
 
 
@@ -227,17 +224,17 @@ def to_json(report: CheckReport) -> dict[str, Any]:
         "pages": [p.to_dict() for p in report.pages],
         "findings": [_clip_deep(f.to_dict(), _JSON_TEXT_LIMIT) for f in report.findings],
         "targets": [t.to_dict() for t in report.targets],
-        "records": [_clip_deep(r.to_dict(), 200_000) for r in report.records],
+        "records": [_clip_deep(redact(r.to_dict()), 200_000) for r in report.records],
     }
 
 
 def write_json(report: CheckReport, path: str | Path | IO[str]) -> None:
     """Write the JSON report to a path or an open text file."""
-    text = json.dumps(to_json(report), indent=2, ensure_ascii=False, default=_jsonable)
-    _write(path, text + "\n")
+    _write(path, dumps(to_json(report), indent=2) + "\n")
 
 
 def _write(path: str | Path | IO[str], text: str) -> None:
+    text = no_surrogates(text)  # a lone surrogate can't be written as UTF-8
     if isinstance(path, (str, Path)):
         Path(path).write_text(text, encoding="utf-8")
     else:
@@ -430,7 +427,7 @@ def to_html(report: CheckReport, *, strict: bool | None = None, title: str | Non
         "</header><main>",
     ]
     if report.options:
-        shown = json.dumps(_clip_deep(report.options, 300), default=_jsonable, ensure_ascii=False)
+        shown = dumps(_clip_deep(report.options, 300))
         parts.append(f'<p class="muted">Options: <code>{_e(shown, 3_000)}</code></p>')
 
     pages = list(report.pages)
@@ -514,7 +511,7 @@ def _tools_html(tools: Sequence[Tool]) -> str:
         "<tr><th>Name</th><th>Description</th><th>Annotations</th><th>Kind</th></tr>"
     ]
     for tool in tools[:_HTML_MAX_TOOLS]:
-        annotations = json.dumps(tool.annotations, default=_jsonable, ensure_ascii=False)
+        annotations = dumps(tool.annotations)
         kind = "form" if tool.declarative else "imperative"
         rows.append(
             f"<tr><td><code>{_e(tool.name, 200)}</code></td>"
@@ -550,8 +547,8 @@ def _records_html(records: Iterable[CallRecord]) -> str:
         "<tr><th>#</th><th>Tool</th><th>Code</th><th>Browser</th><th>Input</th><th>Result</th></tr>"
     ]
     for record in listed[:_HTML_MAX_RECORDS]:
-        given = json.dumps(record.input, default=_jsonable, ensure_ascii=False)
-        result = json.dumps(record.result, default=_jsonable, ensure_ascii=False)
+        given = dumps(redact(record.input))
+        result = dumps(redact(record.result))
         total = record.timings.get("total")
         took = f"<div class=muted>{total:.0f} ms</div>" if isinstance(total, (int, float)) else ""
         rows.append(
@@ -579,7 +576,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2
 def _plain(text: Any, limit: int = 200) -> str:
     """Page text made safe for a terminal: no escape sequences or direction overrides."""
     flat = " ".join(_clip(str(text), limit * 2).split())
-    flat = _CONTROL.sub("\ufffd", flat)
+    flat = safe_text(_CONTROL.sub("\ufffd", flat))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

@@ -414,7 +414,7 @@ def webmcp(
     config = request.config
     if config.getoption("--tracing", "off") in ("on", "retain-on-failure"):
         session.tracing = page.context.tracing
-    title = " ".join(request.node.nodeid.split("::")[1:])
+    title = _title(request.node)
     bind(
         core,
         SnapshotPlace.beside(
@@ -432,6 +432,21 @@ def webmcp(
     if coverage is not None:
         coverage.see(cast(_Watched, core).appeared)
         coverage.add_calls(session.records)
+
+
+def _title(node: Any) -> str:
+    """The test's name for its snapshots: class and test name with its parameters, but not the
+    browser's (WebMCP runs on Chromium alone, so it would only lengthen every name)."""
+    names = node.nodeid.split("::")[1:]
+    callspec = getattr(node, "callspec", None)
+    browser = callspec.params.get("browser_name") if callspec is not None else None
+    if browser and names and names[-1].endswith("]") and "[" in names[-1]:
+        base, ids = names[-1][:-1].split("[", 1)
+        parts = ids.split("-")
+        if browser in parts:
+            parts.remove(browser)
+        names[-1] = f"{base}[{'-'.join(parts)}]" if parts else base
+    return " ".join(names)
 
 
 class _Watched(_core.WebMCPSession):

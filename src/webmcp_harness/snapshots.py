@@ -168,13 +168,14 @@ async def match_snapshot(
         if actual == expected:
             return None
         _write(path, actual)
-        if expected is None and not place.update:
-            return (
-                f"A snapshot doesn't exist at {shown}, writing actual "
-                f"({_count(actual)}). Check it in; the next run compares with it."
-            )
-        print(f"{shown} {'does not match' if expected else 'is new'}, writing actual.")
-        return None
+        if expected is not None:
+            print(f"{shown} does not match, writing actual.")
+            return None
+        missing = f"A snapshot doesn't exist at {shown}, writing actual ({_count(actual)})."
+        if place.update:
+            print(missing)
+            return None
+        return f"{missing} Check it in; the next run compares with it."
     deadline = time.monotonic() + timeout
     while True:
         actual = await _contracts(session)

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from test_plugin import run, suite
+from test_snapshots import SNAPSHOT_FILE
 
 pytest_plugins = ["pytester"]
 
@@ -77,12 +78,18 @@ def test_coverage_prints_a_table_writes_json_and_fails_under_its_threshold(
     assert "WebMCP coverage" not in passing.stdout.str()  # the table only with --webmcp-coverage
 
 
-def test_coverage_merges_the_workers_of_an_xdist_run(pytester: pytest.Pytester) -> None:
-    suite(pytester, COVERAGE_FILE)
-    result = run(pytester, "-n", "2", "--webmcp-coverage", "--webmcp-coverage-json=cov.json")
-    result.assert_outcomes(passed=3)
+def test_coverage_and_snapshots_work_under_xdist_with_two_workers(
+    pytester: pytest.Pytester,
+) -> None:
+    suite(pytester, COVERAGE_FILE + SNAPSHOT_FILE)
+    args = ("-n", "2", "--webmcp-coverage", "--webmcp-coverage-json=cov.json")
+    result = run(pytester, *args, "--webmcp-update-snapshots")
+    result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines(["*2 workers*", "*WebMCP coverage*", "2 of 5 tools called (40.0%)"])
     data = json.loads((pytester.path / "cov.json").read_text(encoding="utf-8"))
     echo = next(t for t in data["tools"] if t["name"] == "echo")
     assert echo["codes"] == {"invalid_input": 1, "ok": 2}  # both workers' calls, counted once
     assert data["toolsSeen"] == 5
+    folder = pytester.path / "test_user.py-snapshots"
+    assert sorted(p.name for p in folder.iterdir()) == ["home.json", "test-tools-1.json"]
+    run(pytester, "-n", "2", "-k", "tools or named").assert_outcomes(passed=2)

@@ -12,6 +12,12 @@ Installing the package is all it takes (entry point ``pytest11``, name ``webmcp`
 The plugin adds WebMCP's switches (and the Chromium `find_browser` picks) to whatever
 ``browser_type_launch_args`` gives, a user's override included; it replaces no fixture.
 
+Besides the fixture: tool contract snapshots (``expect(webmcp).to_match_tool_snapshot()``,
+``--webmcp-update-snapshots``), WebMCP coverage (``--webmcp-coverage``, ``-json``,
+``-fail-under``, merged over xdist workers), each call as a group of pytest-playwright's trace
+(``--tracing on``), and an ini key for each setting (the command line beats it). Timeouts are
+seconds; a value that reads as milliseconds is refused.
+
 Async tests (pytest-playwright-asyncio): there is no async fixture, on purpose. That plugin
 refuses to load beside pytest-playwright, which this package needs (so it runs with
 ``-p no:playwright``), and a fixture for it would need pytest-asyncio too. The core is one call
@@ -379,9 +385,10 @@ def webmcp(
 ) -> Iterator[WebMCPSession]:
     """The sync `WebMCPSession` of `page`, attached before the test navigates, closed after it.
 
-    Settings: ``--webmcp-timeout``, ``--webmcp-confirm``, ``--webmcp-backend``, and per test
-    ``@pytest.mark.webmcp(timeout=..., confirm=..., backend=...)``. Skips the test when the
-    browser is not Chromium or has no WebMCP (backend ``auto``).
+    Settings: ``--webmcp-timeout``, ``--webmcp-confirm``, ``--webmcp-backend`` (or their ini
+    keys ``webmcp_timeout``, ...), and per test ``@pytest.mark.webmcp(timeout=..., confirm=...,
+    backend=...)``. Skips the test when the browser is not Chromium or has no WebMCP (backend
+    ``auto``). Its tools and calls feed ``--webmcp-coverage``; its snapshots live beside the test.
     """
     if browser_name != "chromium":
         pytest.skip(f"WebMCP needs Chromium; this run uses {browser_name}.")

@@ -1,6 +1,7 @@
 """What the `webmcp` fixture adds to a test, as a ratio to `page` alone, measured in one run.
 
-Run with `.venv/bin/python -m bench.fixture_overhead` (options: `--tests`, `--rounds`, `--json`).
+Run with `.venv/bin/python -m bench.fixture_overhead` (options: `--tests`, `--rounds`, `--json`,
+`--coverage` to run the suite with `--webmcp-coverage` on).
 
 It writes one small suite into a temporary folder whose tests take turns: one asks for `page`,
 the next for `page` and `webmcp`, and so on, so both see the same machine at the same moment (it
@@ -87,11 +88,12 @@ def write_suite(root: Path, tests: int) -> None:
     (root / "test_bench.py").write_text(source)
 
 
-def run_suite(root: Path) -> dict[str, list[tuple[float, float]]]:
+def run_suite(root: Path, extra: list[str]) -> dict[str, list[tuple[float, float]]]:
     """One run's per-test costs in seconds, by kind of body: (page, page+webmcp) per pair."""
     out = root / "costs.json"
     env = {**os.environ, "FIXTURE_BENCH_OUT": str(out)}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+    command += extra
     done = subprocess.run(
         [*command, str(root)], cwd=root, env=env, capture_output=True, text=True, timeout=900
     )
@@ -108,13 +110,15 @@ def run_suite(root: Path) -> dict[str, list[tuple[float, float]]]:
     }
 
 
-def measure(tests: int, rounds: int) -> dict[str, list[dict[str, float]]]:
+def measure(
+    tests: int, rounds: int, extra: list[str] | None = None
+) -> dict[str, list[dict[str, float]]]:
     """Per round and kind: the median of the pairs' ratios, and the median costs in ms."""
     results: dict[str, list[dict[str, float]]] = {kind: [] for kind in BODIES}
     with tempfile.TemporaryDirectory(prefix="fixture-bench-") as tmp:
         write_suite(Path(tmp), tests)
         for n in range(rounds):
-            for kind, pairs in run_suite(Path(tmp)).items():
+            for kind, pairs in run_suite(Path(tmp), extra or []).items():
                 results[kind].append(
                     {
                         "ratio": statistics.median(both / page for page, both in pairs),
@@ -131,13 +135,19 @@ def main() -> None:
     parser.add_argument("--tests", type=int, default=25, help="tests per kind a round (default 25)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--coverage", action="store_true", help="run the suite with --webmcp-coverage"
+    )
     options = parser.parse_args()
-    results = measure(options.tests, options.rounds)
+    extra = ["--webmcp-coverage"] if options.coverage else []
+    results = measure(options.tests, options.rounds, extra)
     if options.json:
         print(json.dumps(results, indent=2))
         return
+    coverage = ", --webmcp-coverage on" if options.coverage else ""
     print(
-        f"\nper-test cost of page + webmcp / page alone ({options.tests} tests of each a round)\n"
+        f"\nper-test cost of page + webmcp / page alone "
+        f"({options.tests} tests of each a round{coverage})\n"
     )
     print(f"{'test body':<14} {'round':>5} {'ratio':>7}   {'page ms':>8} {'+webmcp ms':>10}")
     for kind, rows in results.items():

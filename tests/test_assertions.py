@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -89,3 +90,38 @@ def test_an_async_session_gets_awaitable_tool_assertions(pages_url: str) -> None
     assert message.startswith("expected a tool 'no_such_tool' within 0.2 s; the page has: ")
     assert "echo" in message
     assert message.endswith("/tools.html)")
+
+
+def test_an_async_session_matches_a_snapshot_at_a_path_of_its_own(
+    pages_url: str, tmp_path: Path
+) -> None:
+    snapshot = tmp_path / "tools.json"
+
+    async def body(session: WebMCPSession) -> list[str]:
+        await expect(session).to_have_tool("echo")
+        messages = []
+        for _ in range(2):
+            try:
+                await expect(session).to_match_tool_snapshot(path=snapshot, timeout=1)
+                messages.append("matched")
+            except AssertionError as failed:
+                messages.append(str(failed))
+        return messages
+
+    first, second = run_async(body, f"{pages_url}/tools.html")
+    assert first.startswith(f"A snapshot doesn't exist at {snapshot}, writing actual (")
+    assert second == "matched"
+    assert '"name": "echo"' in snapshot.read_text(encoding="utf-8")
+
+
+def test_expect_refuses_a_timeout_that_reads_as_milliseconds(pages_url: str) -> None:
+    from webmcp_harness.errors import UsageError
+
+    async def body(session: WebMCPSession) -> str:
+        with pytest.raises(UsageError) as caught:
+            await expect(session).to_have_tool("echo", timeout=2000)
+        return str(caught.value)
+
+    message = run_async(body, f"{pages_url}/tools.html")
+    assert "timeout=2000 looks like milliseconds" in message
+    assert "Write timeout=2 for 2000 ms" in message

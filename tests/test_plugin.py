@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -548,3 +549,185 @@ def test_a_run_under_xdist_with_two_workers(pytester: pytest.Pytester) -> None:
     )
     (calls,) = (pytester.path / "test-results").rglob("webmcp-calls.json")
     assert "test-fails-in-a-worker" in calls.parent.name
+
+
+# -- traces ------------------------------------------------------------------------------------
+TRACE_FILE = """
+
+def test_calls_in_the_trace(page, webmcp, site):
+    page.goto(site)
+    expect(webmcp.call("echo", {"text": "hi"})).to_succeed()  # line 28
+    expect(webmcp.call("boom")).to_have_code("failed")
+"""
+
+
+def test_with_tracing_on_each_call_is_a_group_in_trace_zip(pytester: pytest.Pytester) -> None:
+    suite(pytester, TRACE_FILE)
+    result = run(pytester, "--tracing=on")
+    result.assert_outcomes(passed=1)
+    (trace,) = (pytester.path / "test-results").rglob("trace.zip")
+    with zipfile.ZipFile(trace) as archive:
+        events = [
+            json.loads(line)
+            for line in archive.read("trace.trace").decode("utf-8").splitlines()
+            if line.strip()
+        ]
+    groups = [e for e in events if e.get("method") == "tracingGroup" and e["type"] == "before"]
+    by_id = {g["callId"]: g for g in groups}
+    tops = [g for g in groups if "parentId" not in g]
+    assert [g["title"] for g in tops] == ["echo → ok", "boom → failed"]
+    assert tops[0]["stack"][0]["file"].endswith("test_user.py")
+    assert tops[0]["stack"][0]["line"] == 28
+    inner = {
+        by_id[g["parentId"]]["title"]: [
+            c["title"] for c in groups if c.get("parentId") == g["parentId"]
+        ]
+        for g in groups
+        if "parentId" in g
+    }
+    assert inner["echo → ok"] == [
+        'input {"text": "hi"}',
+        'result {"content": [{"type": "text", "text": "{\\"echo\\":\\"hi\\"}"}]}',
+    ]
+    assert inner["boom → failed"][0] == "input {}"
+    assert "the kettle is broken" in inner["boom → failed"][1]
+
+
+# -- the timeout convention: seconds, and what reads as milliseconds is refused -------------------
+TIMEOUTS_FILE = """
+from webmcp_harness.errors import UsageError
+
+
+def test_expect_takes_seconds(page, webmcp, site):
+    page.goto(site)
+    expect(webmcp).to_have_tool("echo", timeout=0.5)
+    expect(webmcp).not_to_have_tool("nothing", timeout=0.1)
+
+
+def test_expect_refuses_milliseconds(page, webmcp, site):
+    page.goto(site)
+    with pytest.raises(UsageError) as caught:
+        expect(webmcp).to_have_tool("echo", timeout=5000)
+    assert str(caught.value) == (
+        "expect(...): timeout=5000 looks like milliseconds: webmcp-harness takes seconds "
+        "(Playwright takes milliseconds), and 5000 s is 83 minutes. Write timeout=5 for "
+        "5000 ms; waits of 100 s or more are refused here."
+    )
+    with pytest.raises(UsageError, match="timeout=300 looks like milliseconds"):
+        expect(webmcp).to_match_tool_snapshot(timeout=300)
+
+
+def test_a_fixture_call_refuses_milliseconds(page, webmcp, site):
+    page.goto(site)
+    with pytest.raises(UsageError, match="webmcp.call.'echo'.: timeout=30000 looks like milli"):
+        webmcp.call("echo", {"text": "hi"}, timeout=30000)
+    assert webmcp.records == []
+
+
+@pytest.mark.webmcp(timeout=5000)
+def test_the_marker_refuses_milliseconds(webmcp):
+    pass
+"""
+
+
+def test_timeouts_are_seconds_and_a_value_that_reads_as_milliseconds_is_refused(
+    pytester: pytest.Pytester,
+) -> None:
+    suite(pytester, TIMEOUTS_FILE)
+    result = run(pytester)
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(
+        ["*@pytest.mark.webmcp: timeout=5000 looks like milliseconds: webmcp-harness takes sec*"]
+    )
+
+
+# -- ini options -------------------------------------------------------------------------------
+INI = """
+[pytest]
+webmcp_timeout = 2.5
+webmcp_confirm = true
+webmcp_backend = cdp
+webmcp_coverage = true
+"""
+
+INI_FILE = """
+
+def test_the_ini_file_sets_timeout_confirm_and_backend(page, webmcp, site):
+    assert webmcp.timeout == 2.5
+    assert webmcp.core.backend.name == "cdp"
+    page.goto(site)
+    expect(webmcp.call("subscribe", {"email": "a@example.com"})).to_succeed()
+
+
+def test_the_command_line_beats_the_ini_file(page, webmcp, site):
+    assert webmcp.timeout == 3
+    page.goto(site)
+    expect(webmcp.call("subscribe", {"email": "a@example.com"})).to_have_code("needs_user")
+"""
+
+
+def test_ini_options_give_defaults_and_the_command_line_beats_them(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeini(INI)
+    suite(pytester, INI_FILE)
+    from_ini = run(pytester, "-k", "sets")
+    from_ini.assert_outcomes(passed=1)
+    from_ini.stdout.fnmatch_lines(["*- WebMCP coverage -*", "1 of 5 tools called (20.0%)"])
+    pytester.makeini(INI.replace("webmcp_confirm = true", "webmcp_confirm = false"))
+    from_cli = run(pytester, "-k", "beats", "--webmcp-timeout=3")
+    from_cli.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("ini", "message"),
+    [
+        ("webmcp_timeout = soon", "ERROR: webmcp_timeout (ini) must be a number of seconds*'soon'"),
+        ("webmcp_timeout = 5000", "ERROR: webmcp_timeout (ini): timeout=5000 looks like millis*"),
+        ("webmcp_backend = magic", "ERROR: webmcp_backend (ini) must be one of auto, cdp, inpage*"),
+        ("webmcp_coverage_fail_under = most", "ERROR: webmcp_coverage_fail_under (ini) must be a*"),
+    ],
+)
+def test_a_bad_ini_value_is_a_usage_error(
+    pytester: pytest.Pytester, ini: str, message: str
+) -> None:
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    result = pytester.runpytest("-p", "no:asyncio")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+# -- clean sessions ----------------------------------------------------------------------------
+CLEAN_FILE = """
+import gc
+import weakref
+
+sessions = []
+
+
+def alive():
+    gc.collect()
+    return [n for n, ref in enumerate(sessions) if ref() is not None]
+
+
+@pytest.mark.parametrize("n", range(200))
+def test_each_session_is_garbage_after_its_test(page, webmcp, site, n):
+    assert alive() == [], "sessions still alive after their tests"
+    page.goto(site)
+    expect(webmcp.call("echo", {"text": str(n)})).to_succeed()
+    sessions.append(weakref.ref(webmcp.core))
+
+
+def test_zz_the_last_session_is_garbage_too():
+    assert len(sessions) == 200
+    assert alive() == []
+"""
+
+
+def test_two_hundred_tests_leave_no_session_behind(pytester: pytest.Pytester) -> None:
+    suite(pytester, CLEAN_FILE)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-q", "-x", "--webmcp-coverage", timeout=900
+    )
+    result.assert_outcomes(passed=201)

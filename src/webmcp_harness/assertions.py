@@ -3,31 +3,40 @@
     expect(result).to_have_code("timeout")
     expect(result).to_succeed()
     expect(webmcp).to_have_tool("place_order")          # waits, up to timeout seconds
+    expect(webmcp).to_match_tool_snapshot()             # the tools' contracts, against a file
     await expect(async_session).to_have_tool("place_order")
 
-Each has a `not_to_...` form. A failed result assertion shows the call's record: its input, what
-the browser reported and the coded result.
+Each has a `not_to_...` form (but the snapshot). A failed result assertion shows the call's
+record: its input, what the browser reported and the coded result.
+
+Timeouts are in seconds, as everywhere in webmcp-harness (Playwright's `expect` takes
+milliseconds): a wait of 100 s or more reads as milliseconds and is refused with a message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, overload
 
+from ._timeouts import EXPECT_MOST, seconds_problem
+from .errors import UsageError
 from .records import CallRecord
 from .results import ToolErrorCode, ToolResult, is_error_text, tool_error_code
 from .session import WebMCPSession as AsyncSession
 from .session import live_sessions
+from .snapshots import SnapshotPlace, match_snapshot, place_of
 from .sync_api import WebMCPSession as SyncSession
 from .sync_api import _run
 
 __all__ = ["AsyncSessionAssertions", "ResultAssertions", "SessionAssertions", "expect"]
 
 DEFAULT_TIMEOUT = 5.0
-"""How long `to_have_tool` and `not_to_have_tool` wait by default, in seconds (as Playwright's)."""
+"""How long the session assertions wait by default, in seconds (Playwright's 5000 ms)."""
 _POLL = 0.05
 _QUOTE = 800
 
@@ -123,8 +132,39 @@ class ResultAssertions:
 
 
 # -- tools ---------------------------------------------------------------------------------
+def _seconds(timeout: float) -> float:
+    """timeout, refused with a clear message when it reads as milliseconds (or is no number)."""
+    problem = seconds_problem(timeout, most=EXPECT_MOST)
+    if problem:
+        raise UsageError(f"expect(...): {problem}")
+    return float(timeout)
+
+
+def _snapshot_file(
+    session: AsyncSession, name: str | None, path: str | os.PathLike[str] | None
+) -> tuple[Path, SnapshotPlace]:
+    place = place_of(session)
+    if path is not None:
+        return Path(path), place or SnapshotPlace(Path(path).parent, "")
+    if place is None:
+        raise UsageError(
+            "to_match_tool_snapshot() names its file after the test of the webmcp fixture; "
+            "for a session of your own, pass path='tools.json'"
+        )
+    return place.next_path(name), place
+
+
+async def _snapshot(
+    session: AsyncSession, name: str | None, path: str | os.PathLike[str] | None, timeout: float
+) -> str | None:
+    limit = _seconds(timeout)
+    file, place = _snapshot_file(session, name, path)
+    return await match_snapshot(session, file, place, timeout=limit)
+
+
 async def _settle(session: AsyncSession, name: str, present: bool, timeout: float) -> str | None:
     """Wait until the page has (or lacks) tool `name`; None when it did, else what went wrong."""
+    timeout = _seconds(timeout)
     if present and await session.wait_for_tool(name, timeout=timeout) is not None:
         return None
     deadline = time.monotonic() + (0 if present else timeout)
@@ -167,6 +207,23 @@ class SessionAssertions:
         __tracebackhide__ = True
         self._expect(name, False, timeout)
 
+    def to_match_tool_snapshot(
+        self,
+        name: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        path: str | os.PathLike[str] | None = None,
+    ) -> None:
+        """The page's tool contracts match the snapshot beside the test, within `timeout` s.
+
+        The file is `<test file>-snapshots/<test name>-<n>.json` (or `name`, or `path`). A missing
+        one is written and the test fails once; `--webmcp-update-snapshots` rewrites them.
+        """
+        __tracebackhide__ = True
+        problem = _run(self._session.page, _snapshot(self._session.core, name, path, timeout))
+        if problem:
+            raise AssertionError(problem)
+
 
 class AsyncSessionAssertions:
     """Awaitable assertions about the tools of an async session's page."""
@@ -189,6 +246,19 @@ class AsyncSessionAssertions:
         """The page has no tool `name` now or within `timeout` seconds."""
         __tracebackhide__ = True
         await self._expect(name, False, timeout)
+
+    async def to_match_tool_snapshot(
+        self,
+        name: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        path: str | os.PathLike[str] | None = None,
+    ) -> None:
+        """The page's tool contracts match the snapshot at `path` (see the sync form)."""
+        __tracebackhide__ = True
+        problem = await _snapshot(self._session, name, path, timeout)
+        if problem:
+            raise AssertionError(problem)
 
 
 @overload

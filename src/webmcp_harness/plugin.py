@@ -12,6 +12,12 @@ Installing the package is all it takes (entry point ``pytest11``, name ``webmcp`
 The plugin adds WebMCP's switches (and the Chromium `find_browser` picks) to whatever
 ``browser_type_launch_args`` gives, a user's override included; it replaces no fixture.
 
+Besides the fixture: tool contract snapshots (``expect(webmcp).to_match_tool_snapshot()``,
+``--webmcp-update-snapshots``), WebMCP coverage (``--webmcp-coverage``, ``-json``,
+``-fail-under``, merged over xdist workers), each call as a group of pytest-playwright's trace
+(``--tracing on``), and an ini key for each setting (the command line beats it). Timeouts are
+seconds; a value that reads as milliseconds is refused.
+
 Async tests (pytest-playwright-asyncio): there is no async fixture, on purpose. That plugin
 refuses to load beside pytest-playwright, which this package needs (so it runs with
 ``-p no:playwright``), and a fixture for it would need pytest-asyncio too. The core is one call
@@ -32,21 +38,31 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Generator, Iterator
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import pytest
 
+from . import session as _core
 from ._pw import is_sync
+from ._timeouts import SETTING_MOST, seconds_problem
 from .browser import BROWSER_ENV, WEBMCP_FEATURES, find_browser, launch_args
-from .errors import BrowserNotFoundError, WebMCPUnavailableError
-from .records import CallRecord
+from .contracts import plain
+from .coverage import Coverage
+from .errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
+from .records import CallRecord, Tool
+from .results import ToolResult
 from .session import DEFAULT_TIMEOUT, BackendChoice
-from .sync_api import WebMCPSession
+from .snapshots import UPDATE_OPTION, SnapshotPlace, bind
+from .sync_api import WebMCPSession, _run
 
 if TYPE_CHECKING:
+    from playwright._impl._api_structures import Location
     from playwright.sync_api import Page
+    from playwright.sync_api._generated import Tracing
 
 __all__ = ["webmcp", "webmcp_demo_url"]
 
@@ -76,18 +92,38 @@ _KEPT = pytest.StashKey[_Kept]()
 _PROBED = pytest.StashKey[dict[Any, str | None]]()
 _PROBE_URL = "http://127.0.0.1/__webmcp_harness_probe__"  # a route answers; no server
 _MADE_FOR = pytest.StashKey[list[tuple[pytest.FixtureDef[Any], Any, str]]]()
+_RUN = pytest.StashKey["_RunSettings"]()
+_COVERAGE = pytest.StashKey[Coverage]()
+_VERDICT = pytest.StashKey[list[str]]()
+_WORKER_KEY = "webmcp_coverage"
+TRACE_QUOTE = 2000
 
 
 # -- options -------------------------------------------------------------------------------
-def _timeout(raw: str) -> float:
+# Each setting: a command-line option, and an ini key (pyproject.toml's [tool.pytest.ini_options]
+# or pytest.ini) that gives its default. The command line beats the ini file.
+INI = {
+    "timeout": "webmcp_timeout",
+    "confirm": "webmcp_confirm",
+    "backend": "webmcp_backend",
+    "coverage": "webmcp_coverage",
+    "coverage_json": "webmcp_coverage_json",
+    "coverage_fail_under": "webmcp_coverage_fail_under",
+}
+
+
+def _timeout(raw: str, where: str = "--webmcp-timeout") -> float:
     try:
         value = float(raw)
     except ValueError:
         raise pytest.UsageError(
-            f"--webmcp-timeout must be a number of seconds, like 5 or 0.5; got {raw!r}"
+            f"{where} must be a number of seconds, like 5 or 0.5; got {raw!r}"
         ) from None
     if not (value > 0 and math.isfinite(value)):
-        raise pytest.UsageError(f"--webmcp-timeout must be more than 0 seconds; got {raw!r}")
+        raise pytest.UsageError(f"{where} must be more than 0 seconds; got {raw!r}")
+    problem = seconds_problem(value, most=SETTING_MOST)
+    if problem:
+        raise pytest.UsageError(f"{where}: {problem}")
     return value
 
 
@@ -101,12 +137,20 @@ def _browser_path(raw: str) -> str:
         ) from None
 
 
-def _backend(raw: str) -> str:
+def _backend(raw: str, where: str = "--webmcp-backend") -> str:
     if raw not in BACKENDS:
-        raise pytest.UsageError(
-            f"--webmcp-backend must be one of {', '.join(BACKENDS)}; got {raw!r}"
-        )
+        raise pytest.UsageError(f"{where} must be one of {', '.join(BACKENDS)}; got {raw!r}")
     return raw
+
+
+def _percent(raw: str, where: str = "--webmcp-coverage-fail-under") -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 100:
+        raise pytest.UsageError(f"{where} must be a percentage from 0 to 100; got {raw!r}")
+    return value
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -114,9 +158,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--webmcp-timeout",
         type=_timeout,
-        default=DEFAULT_TIMEOUT,
+        default=None,
         metavar="SECONDS",
-        help=f"default timeout of a tool call, in seconds (default {DEFAULT_TIMEOUT:g})",
+        help=f"default timeout of a tool call, in seconds (default {DEFAULT_TIMEOUT:g}; "
+        "ini webmcp_timeout)",
     )
     group.addoption(
         "--webmcp-browser-path",
@@ -128,16 +173,92 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--webmcp-confirm",
         action="store_true",
-        default=False,
-        help="act as the person: submit confirm-gated forms instead of getting needs_user",
+        default=None,
+        help="act as the person: submit confirm-gated forms instead of getting needs_user "
+        "(ini webmcp_confirm)",
     )
     group.addoption(
         "--webmcp-backend",
         type=_backend,
-        default="auto",
+        default=None,
         metavar="NAME",
         help="auto (default): the browser's WebMCP, skipping tests when it has none; "
-        "cdp: the same, failing instead; inpage: a WebMCP polyfill in the page",
+        "cdp: the same, failing instead; inpage: a WebMCP polyfill in the page "
+        "(ini webmcp_backend)",
+    )
+    group.addoption(
+        UPDATE_OPTION,
+        action="store_true",
+        default=False,
+        help="write tool contract snapshots that are missing or differ "
+        "(expect(webmcp).to_match_tool_snapshot())",
+    )
+    group.addoption(
+        "--webmcp-coverage",
+        action="store_true",
+        default=None,
+        help="at the end, print every tool the tests' pages had: calls, codes reached, "
+        "never-called tools (ini webmcp_coverage)",
+    )
+    group.addoption(
+        "--webmcp-coverage-json",
+        default=None,
+        metavar="PATH",
+        help="write the same coverage as JSON to PATH (ini webmcp_coverage_json)",
+    )
+    group.addoption(
+        "--webmcp-coverage-fail-under",
+        type=_percent,
+        default=None,
+        metavar="PCT",
+        help="fail the run when tests called less than PCT percent of the tools seen "
+        "(ini webmcp_coverage_fail_under)",
+    )
+    parser.addini(INI["timeout"], "default timeout of a tool call, in seconds", default="")
+    parser.addini(INI["confirm"], "act as the person for forms (true/false)", type="bool")
+    parser.addini(INI["backend"], "auto, cdp or inpage", default="")
+    parser.addini(INI["coverage"], "print WebMCP coverage (true/false)", type="bool")
+    parser.addini(INI["coverage_json"], "write WebMCP coverage JSON to this path", default="")
+    parser.addini(INI["coverage_fail_under"], "fail below this percent of tools called", default="")
+
+
+class _RunSettings(NamedTuple):
+    """The run's settings: command line, else ini file, else default."""
+
+    timeout: float
+    confirm: bool
+    backend: str
+    coverage: bool
+    coverage_json: str | None
+    fail_under: float | None
+
+
+def _run_settings(config: pytest.Config) -> _RunSettings:
+    def given(name: str) -> Any:
+        value = config.getoption(f"--webmcp-{name.replace('_', '-')}")
+        return value if value is not None else config.getini(INI[name])
+
+    def ini(name: str) -> str:
+        return f"{INI[name]} (ini)"
+
+    timeout = config.getoption("--webmcp-timeout")
+    if timeout is None:
+        raw = str(config.getini(INI["timeout"]) or "").strip()
+        timeout = _timeout(raw, ini("timeout")) if raw else DEFAULT_TIMEOUT
+    backend = config.getoption("--webmcp-backend")
+    if backend is None:
+        backend = _backend(str(config.getini(INI["backend"]) or "auto").strip(), ini("backend"))
+    fail_under = config.getoption("--webmcp-coverage-fail-under")
+    if fail_under is None:
+        raw = str(config.getini(INI["coverage_fail_under"]) or "").strip()
+        fail_under = _percent(raw, ini("coverage_fail_under")) if raw else None
+    return _RunSettings(
+        timeout=timeout,
+        confirm=bool(given("confirm")),
+        backend=backend,
+        coverage=bool(given("coverage")),
+        coverage_json=str(given("coverage_json") or "").strip() or None,
+        fail_under=fail_under,
     )
 
 
@@ -147,6 +268,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "webmcp(timeout=None, confirm=None, backend=None): settings of the webmcp fixture "
         "for this test",
     )
+    settings = _run_settings(config)
+    config.stash[_RUN] = settings
+    if settings.coverage or settings.coverage_json or settings.fail_under is not None:
+        config.stash[_COVERAGE] = Coverage()
 
 
 # -- launching -----------------------------------------------------------------------------
@@ -199,12 +324,8 @@ def _add_webmcp(options: dict[str, Any], browser_path: str | None) -> None:
 
 # -- fixtures ------------------------------------------------------------------------------
 def _settings(request: pytest.FixtureRequest) -> _Settings:
-    config = request.config
-    settings = _Settings(
-        config.getoption("--webmcp-timeout"),
-        config.getoption("--webmcp-confirm"),
-        config.getoption("--webmcp-backend"),
-    )
+    run = request.config.stash[_RUN]
+    settings = _Settings(run.timeout, run.confirm, run.backend)
     marker = request.node.get_closest_marker("webmcp")
     if marker is None:
         return settings
@@ -229,6 +350,9 @@ def _marker_problem(marker: pytest.Mark) -> str | None:
         or not (timeout > 0 and math.isfinite(timeout))
     ):
         return f"timeout must be a number of seconds more than 0; got {timeout!r}"
+    too_long = None if timeout is None else seconds_problem(timeout, most=SETTING_MOST)
+    if too_long:
+        return too_long
     if kwargs.get("confirm") not in (None, True, False):
         return f"confirm must be True or False; got {kwargs['confirm']!r}"
     if kwargs.get("backend") not in (None, *BACKENDS):
@@ -261,9 +385,10 @@ def webmcp(
 ) -> Iterator[WebMCPSession]:
     """The sync `WebMCPSession` of `page`, attached before the test navigates, closed after it.
 
-    Settings: ``--webmcp-timeout``, ``--webmcp-confirm``, ``--webmcp-backend``, and per test
-    ``@pytest.mark.webmcp(timeout=..., confirm=..., backend=...)``. Skips the test when the
-    browser is not Chromium or has no WebMCP (backend ``auto``).
+    Settings: ``--webmcp-timeout``, ``--webmcp-confirm``, ``--webmcp-backend`` (or their ini
+    keys ``webmcp_timeout``, ...), and per test ``@pytest.mark.webmcp(timeout=..., confirm=...,
+    backend=...)``. Skips the test when the browser is not Chromium or has no WebMCP (backend
+    ``auto``). Its tools and calls feed ``--webmcp-coverage``; its snapshots live beside the test.
     """
     if browser_name != "chromium":
         pytest.skip(f"WebMCP needs Chromium; this run uses {browser_name}.")
@@ -274,24 +399,123 @@ def webmcp(
     reason = _missing_webmcp(request.config, page) if backend == "cdp" else None
     if reason is None:
         try:  # attach bounds its own setup by timeout: a short call timeout must not fail it
-            session = WebMCPSession.attach(
+            core = _run(
                 page,
-                timeout=max(settings.timeout, DEFAULT_TIMEOUT),
-                confirm=settings.confirm,
-                backend=backend,
+                _Watched.attach(
+                    page,
+                    timeout=max(settings.timeout, DEFAULT_TIMEOUT),
+                    confirm=settings.confirm,
+                    backend=backend,
+                ),
             )
         except WebMCPUnavailableError as exc:
             reason = exc.message
         else:
-            session.core.timeout = settings.timeout
+            core.timeout = settings.timeout
     if reason is not None:
         reason += " (For a page with a WebMCP polyfill: --webmcp-backend=inpage.)"
         if settings.backend == "auto":
             pytest.skip(reason)
         pytest.fail(reason, pytrace=False)
+    session = _FixtureSession(core, page)
+    config = request.config
+    if config.getoption("--tracing", "off") in ("on", "retain-on-failure"):
+        session.tracing = page.context.tracing
+    title = _title(request.node)
+    bind(
+        core,
+        SnapshotPlace.beside(
+            Path(request.node.path),
+            title,
+            update=config.getoption(UPDATE_OPTION),
+            output=Path(output_path),
+            shown_from=config.invocation_params.dir,
+        ),
+    )
     request.node.stash[_KEPT] = _Kept(session, output_path)
     yield session
     session.close()
+    coverage = config.stash.get(_COVERAGE, None)
+    if coverage is not None:
+        coverage.see(cast(_Watched, core).appeared)
+        coverage.add_calls(session.records)
+
+
+def _title(node: Any) -> str:
+    """The test's name for its snapshots: class and test name with its parameters, but not the
+    browser's (WebMCP runs on Chromium alone, so it would only lengthen every name)."""
+    names = node.nodeid.split("::")[1:]
+    callspec = getattr(node, "callspec", None)
+    browser = callspec.params.get("browser_name") if callspec is not None else None
+    if browser and names and names[-1].endswith("]") and "[" in names[-1]:
+        base, ids = names[-1][:-1].split("[", 1)
+        parts = ids.split("-")
+        if browser in parts:
+            parts.remove(browser)
+        names[-1] = f"{base}[{'-'.join(parts)}]" if parts else base
+    return " ".join(names)
+
+
+class _Watched(_core.WebMCPSession):
+    """The fixture's async core: it also keeps every tool that appeared (for coverage)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.appeared: list[Tool] = []
+
+    def _tools_changed(self, added: list[Tool], removed: list[Tool]) -> None:
+        self.appeared.extend(added)
+        super()._tools_changed(added, removed)
+
+
+class _FixtureSession(WebMCPSession):
+    """The fixture's sync session: a call's timeout reads as seconds, and with pytest-playwright's
+    ``--tracing`` each call is a group in the trace (`tool → code`, its input and result)."""
+
+    tracing: Tracing | None = None
+
+    def call(
+        self,
+        name: str,
+        args: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        frame: str | None = None,
+        confirm: bool | None = None,
+        validate: bool = True,
+    ) -> ToolResult:
+        """Call a tool and return its coded MCP result (see `WebMCPSession.call`)."""
+        problem = None if timeout is None else seconds_problem(timeout, most=SETTING_MOST)
+        if problem:
+            raise UsageError(f"webmcp.call({name!r}): {problem}")
+        result = super().call(
+            name, args, timeout=timeout, frame=frame, confirm=confirm, validate=validate
+        )
+        if self.tracing is not None and self.records and self.records[-1].result is result:
+            _trace(self.tracing, self.records[-1], sys._getframe(1))
+        return result
+
+
+def _trace(tracing: Tracing, record: CallRecord, caller: FrameType) -> None:
+    """The call as a group of the trace, at the caller's line: `tool → code`, input, result."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    where: Location = {"file": caller.f_code.co_filename, "line": caller.f_lineno, "column": 0}
+    given = json.dumps(record.input, ensure_ascii=False, default=str)
+    answer = json.dumps(record.result, ensure_ascii=False, default=str)
+    try:
+        tracing.group(f"{plain(record.tool)} → {record.code or 'ok'}", location=where)
+        try:
+            for title in (
+                f"input {_cut(given, TRACE_QUOTE)}",
+                f"result {_cut(answer, TRACE_QUOTE)}",
+            ):
+                tracing.group(title, location=where)
+                tracing.group_end()
+        finally:
+            tracing.group_end()
+    except PlaywrightError:
+        pass  # the context is closing: the trace ends there
 
 
 def _missing_webmcp(config: pytest.Config, page: Page) -> str | None:
@@ -380,3 +604,58 @@ def _shown(config: pytest.Config, path: Path) -> str:
         return str(path.resolve().relative_to(config.invocation_params.dir.resolve()))
     except ValueError:
         return str(path)
+
+
+# -- coverage ------------------------------------------------------------------------------
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist: add a finished worker's coverage to the run's."""
+    coverage = node.config.stash.get(_COVERAGE, None)
+    data = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
+    if coverage is not None and data:
+        coverage.merge(data)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
+    """After the tests (and every xdist worker): write the coverage JSON, judge fail-under."""
+    result = yield
+    config = session.config
+    coverage = config.stash.get(_COVERAGE, None)
+    if coverage is None:
+        return result
+    worker = getattr(config, "workeroutput", None)
+    if worker is not None:
+        worker[_WORKER_KEY] = coverage.to_json()
+        return result
+    run = config.stash[_RUN]
+    lines: list[str] = []
+    if run.coverage_json:
+        path = config.invocation_params.dir / run.coverage_json
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(coverage.to_json(), indent=2) + "\n", encoding="utf-8")
+            lines.append(f"WebMCP coverage JSON: {_shown(config, path)}")
+        except OSError as exc:
+            lines.append(f"could not write the WebMCP coverage JSON to {path}: {exc}")
+            session.testsfailed += 1
+    if run.fail_under is not None and coverage.percent < run.fail_under:
+        session.testsfailed += 1
+        lines.append(
+            f"FAIL: tests called {coverage.called} of {len(coverage.tools)} WebMCP tools "
+            f"({coverage.percent:.1f}%), under --webmcp-coverage-fail-under={run.fail_under:g}"
+        )
+    config.stash[_VERDICT] = lines
+    return result
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    coverage = config.stash.get(_COVERAGE, None)
+    if coverage is None or hasattr(config, "workeroutput"):
+        return
+    if config.stash[_RUN].coverage:
+        terminalreporter.write_sep("-", "WebMCP coverage")
+        for line in coverage.table():
+            terminalreporter.write_line(line)
+    for line in config.stash.get(_VERDICT, []):
+        terminalreporter.write_line(line, red=line.startswith(("FAIL", "could not")))

@@ -21,7 +21,8 @@ from ._cli import (
 )
 from .agent.command import replay, run_script
 from .conformance.command import check
-from .results import tool_error_code
+from .results import ToolErrorCode, tool_error, tool_error_code
+from .schema import validate_args
 
 __all__ = ["main"]
 
@@ -72,6 +73,12 @@ def tools(url: str, as_json: bool, **kwargs: Any) -> None:
 @click.option(
     "--confirm", is_flag=True, help="Act as the person: submit a form that waits for one."
 )
+@click.option(
+    "--no-validate",
+    "no_validate",
+    is_flag=True,
+    help="Send JSON_ARGS to the page as given, unchecked against the tool's inputSchema.",
+)
 @browser_options
 def call(
     url: str,
@@ -80,25 +87,31 @@ def call(
     as_json: bool,
     frame: str | None,
     confirm: bool,
+    no_validate: bool,
     **kwargs: Any,
 ) -> None:
-    """Call TOOL on the page at URL with JSON_ARGS and print the coded result."""
+    """Call TOOL on the page at URL with JSON_ARGS and print the coded result.
+
+    JSON_ARGS that are valid JSON but not an object are a coded invalid_input, as at every door.
+    """
     options = options_from(kwargs)
     check_url(url)
     try:
         args = json.loads(json_args)
     except ValueError as exc:
         raise click.BadParameter(f"not valid JSON: {exc}", param_hint="JSON_ARGS") from None
-    if not isinstance(args, dict):
-        raise click.BadParameter(
-            'must be a JSON object, like \'{"q": "tea"}\'', param_hint="JSON_ARGS"
-        )
 
     async def body() -> tuple[dict[str, Any], dict[str, Any]]:
+        if args is None:  # the API's None means "no arguments"; JSON null is not an object
+            return dict(
+                tool_error(ToolErrorCode.INVALID_INPUT, validate_args(None, None) or "")
+            ), {}
         async with open_page(url, options) as session:
             # Tools may register after the load event, through a polyfill too: wait a little.
             await session.wait_for_tool(tool, timeout=min(options.timeout, 5.0))
-            result = await session.call(tool, args, frame=frame, confirm=confirm)
+            result = await session.call(
+                tool, args, frame=frame, confirm=confirm, validate=not no_validate
+            )
             return dict(result), session.records[-1].to_dict()
 
     result, record = run(body())
@@ -107,7 +120,8 @@ def call(
         return
     code = tool_error_code(result)
     status = f"[red]{code.value}[/]" if code else "[green]ok[/]"
-    err.print(f"{tool}: {status} in {record['timings'].get('totalMs', 0):.0f} ms")
+    took = record.get("timings", {}).get("totalMs", 0)
+    err.print(f"{tool}: {status} in {took:.0f} ms")
     for item in result.get("content", []):
         if item.get("type") == "text":
             out.print(item.get("text", ""), markup=False)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from ._backends.base import Backend, BackendError, Invocation
 from ._backends.cdp import CdpBackend
 from ._pw import as_async
-from .coding import code_report
+from .coding import code_refusal, code_report
 from .errors import AttachError, SessionClosedError, UsageError, WebMCPUnavailableError
 from .records import CallRecord, Tool
 from .results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
@@ -314,9 +314,9 @@ class WebMCPSession:
             return self._unavailable(name, frame, tools)
         record.frame_id, record.frame_url = tool.frame_id, tool.frame_url
         record.backend, record.declarative = tool.backend, tool.declarative
-        if not isinstance(args, dict):
+        if not isinstance(args, dict) and validate:
             return tool_error(ToolErrorCode.INVALID_INPUT, validate_args(None, args) or "bad input")
-        if validate and not self._fits(tool.input_schema, args):
+        if validate and isinstance(args, dict) and not self._fits(tool.input_schema, args):
             problem = validate_args(tool.input_schema, args)
             if problem:
                 return tool_error(ToolErrorCode.INVALID_INPUT, f"{name}: {problem}")
@@ -349,6 +349,9 @@ class WebMCPSession:
                 record.browser = exc.report
                 if "not found" in str(exc).lower():
                     return self._unavailable(name, frame, await self.backend.list_tools())
+                refused = code_refusal(str(exc))
+                if refused is not None:
+                    return refused  # e.g. input that is not an object, sent with validate=False
                 if watch.interrupted.done() or self._gone or _target_gone(str(exc)):
                     why = (
                         watch.interrupted.result()
@@ -394,10 +397,10 @@ class WebMCPSession:
                 if watch.interrupted.done():
                     return self._interrupted(record, inv, watch.interrupted.result())
                 answer = code_report(report, declarative=watch.tool.declarative)
-                if watch.removed.done() and report.status is None:
-                    return self._changed(record, watch.tool.name, report_result=None)
+                if watch.removed.done() and report.status is None:  # the answer was lost
+                    return self._changed(record, watch, report_result=None)
                 if watch.replaced:
-                    return self._changed(record, watch.tool.name, report_result=answer)
+                    return self._changed(record, watch, report_result=answer)
                 return answer  # a removal before the answer is an event in the record
             if watch.interrupted.done():
                 return self._interrupted(record, inv, watch.interrupted.result())
@@ -409,7 +412,7 @@ class WebMCPSession:
                 if inv.answered.done() or watch.interrupted.done():
                     continue
                 self._keep_late_answer(record, inv)
-                return self._changed(record, watch.tool.name, report_result=None)
+                return self._changed(record, watch, report_result=None)
             if waiting is not None and waiting.done():
                 record.event("waitingForPerson")
                 if act_as_person:
@@ -538,13 +541,17 @@ class WebMCPSession:
         return tool_error(ToolErrorCode.INTERRUPTED, f"{why} during the call; check the page.")
 
     def _changed(
-        self, record: CallRecord, name: str, *, report_result: ToolResult | None
+        self, record: CallRecord, watch: _Watch, *, report_result: ToolResult | None
     ) -> ToolResult:
+        """`interrupted` for a tool replaced mid-call, or removed with no answer."""
+        name, how = watch.tool.name, "replaced" if watch.replaced else "removed"
         if report_result is None:
+            lost = record.browser.protocol_error
+            why = f" ({lost})" if lost else ""
             return tool_error(
                 ToolErrorCode.INTERRUPTED,
-                f"{name} was removed during the call and gave no answer; it may or may not have "
-                "worked. Check the page before you retry.",
+                f"{name} was {how} during the call and gave no answer{why}; it may or may not "
+                "have worked. Check the page before you retry.",
             )
         text = _first_text(report_result)
         return tool_error(

@@ -240,8 +240,17 @@
         // toolchange event.
         let toolsChanged = false;
         let unregistered = false;
+        const present = async () => {
+          try {
+            return (await ownTools(s)).some((t) => String(t.name) === name);
+          } catch {
+            return true; // cannot tell: say nothing
+          }
+        };
+        const goneAtChange = []; // at each toolchange during the call: was the tool gone?
         const onToolChange = () => {
           toolsChanged = true;
+          goneAtChange.push(present().then((there) => !there));
         };
         const changes =
           s.api && typeof safe(() => s.api.addEventListener) === "function" ? s.api : null;
@@ -286,8 +295,16 @@
           .then(async (report) => {
             if (changes) changes.removeEventListener("toolchange", onToolChange);
             if (report.status !== "Canceled" && (toolsChanged || report.status === "Error")) {
-              if (unregistered || !(await stillThere())) report.toolRemoved = true;
+              // Removed, or replaced: gone at some point and back under its name (or changed).
+              const wasGone = unregistered || (await Promise.all(goneAtChange)).some(Boolean);
+              if (!(await present())) report.toolRemoved = true;
+              else if (wasGone || !(await stillThere())) {
+                report.toolRemoved = true;
+                report.toolReplaced = true;
+              }
             }
+            // The implementation dropped the call when the tool went: that is no answer.
+            if (unregistered) report.unregistered = true;
             entry.settled = true;
             unwatch();
             activated(false);

@@ -159,9 +159,17 @@ class InPageInvocation:
             self._backend._lost(self, "the document that ran the call is gone")
             return
         data = _json(raw)
+        report = _report(data, raw)
         if isinstance(data, dict) and data.get("toolRemoved"):
             self._backend._tool_gone(self.tool)  # tell the session before the answer lands
-        self.resolve(_report(data, raw))
+            if data.get("toolReplaced"):
+                await self._backend._refresh(self.frame)  # and of the new version, too
+        if isinstance(data, dict) and data.get("unregistered"):
+            # The polyfills reject a call at once when its tool is unregistered, whatever the
+            # tool goes on to do: the tool's own answer is lost, not given.
+            report.protocol_error = f"the call was dropped when its tool went ({report.error_text})"
+            report.status = None
+        self.resolve(report)
 
     async def _watch_form(self) -> None:
         try:

@@ -140,7 +140,19 @@ def _error(report: BrowserReport) -> ToolResult:
 
 
 def _no_answer(report: BrowserReport) -> ToolResult:
-    """The page went away before it could answer (the in-page backend says why)."""
+    """The page went away before it could answer (the in-page backend says why).
+
+    A form that was submitted, whose next page could not be read, may well have done its work
+    (a booking made, an order placed): that is not known, as after a timeout, and the message
+    says so rather than inviting a plain retry.
+    """
+    if report.submitted:
+        return tool_error(
+            ToolErrorCode.TIMEOUT,
+            f"The form was submitted and its page moved on, but no answer could be read "
+            f"({report.protocol_error}); it may or may not have worked. Check the page before "
+            "you retry.",
+        )
     why = report.protocol_error or "the page could not answer"
     return tool_error(ToolErrorCode.INTERRUPTED, f"No answer: {why.removeprefix('no answer: ')}.")
 

@@ -209,6 +209,13 @@
           activated = resolve;
         });
         const form = declarativeForm(name);
+        // A form submitted and not prevented leaves for its action's page: that page's JSON-LD is
+        // its answer (as native WebMCP reports it), read by the harness once the frame has landed.
+        // Heard on window, after the page's own submit listeners.
+        const onSubmit = (event) => {
+          if (form && event.target === form && !event.defaultPrevented) entry.submittedAway = true;
+        };
+        if (form) window.addEventListener("submit", onSubmit);
         if (form && !form.hasAttribute("toolautosubmit")) {
           entry.form = form;
           const onActivated = (event) => {
@@ -305,6 +312,10 @@
             }
             // The implementation dropped the call when the tool went: that is no answer.
             if (unregistered) report.unregistered = true;
+            // Let a submit dispatched in this turn reach window first (the polyfills answer in it).
+            if (form) await new Promise((r) => setTimeout(r, 0));
+            window.removeEventListener("submit", onSubmit);
+            if (entry.submittedAway && report.status === "Completed") report.submittedAway = true;
             entry.settled = true;
             unwatch();
             activated(false);

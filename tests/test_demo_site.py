@@ -137,6 +137,7 @@ class Report:
     exception: dict[str, Any] | None = None
     exception_props: dict[str, Any] = field(default_factory=dict)
     removed_during_call: bool = False
+    replaced_during_call: bool = False  # removed, then registered again under its name
     navigated_during_call: bool = False
     waiting_for_person: bool = False
     confirmed_by_person: bool = False
@@ -181,6 +182,7 @@ class ShopPage:
         self.cdp = cdp
         self.tools: dict[tuple[str, str], dict[str, Any]] = {}
         self.removed: list[dict[str, Any]] = []
+        self.added: list[dict[str, Any]] = []
         self.responses: dict[str, dict[str, Any]] = {}
         self.console_errors: list[str] = []
         self.navigations: list[str] = []
@@ -214,6 +216,7 @@ class ShopPage:
     def _on_added(self, params: dict[str, Any]) -> None:
         for tool in params["tools"]:
             self.tools[(tool["frameId"], tool["name"])] = tool
+            self.added.append(tool)
         self.changed.set()
 
     def _on_removed(self, params: dict[str, Any]) -> None:
@@ -283,6 +286,7 @@ class ShopPage:
         autosubmit = bool(tool and (tool.get("annotations") or {}).get("autosubmit"))
         nav_before = len(self.navigations)
         removed_before = len(self.removed)
+        added_before = len(self.added)
         try:
             reply = await self.cdp.send(
                 "WebMCP.invokeTool", {"frameId": frame_id, "toolName": name, "input": args}
@@ -327,6 +331,9 @@ class ShopPage:
         report.removed_during_call = any(
             t["name"] == name and t["frameId"] == frame_id for t in self.removed[removed_before:]
         )
+        report.replaced_during_call = report.removed_during_call and any(
+            t["name"] == name and t["frameId"] == frame_id for t in self.added[added_before:]
+        )
         if report.exception and report.exception.get("objectId"):
             props = await self.cdp.send(
                 "Runtime.getProperties",
@@ -359,7 +366,8 @@ def code_for(report: Report) -> str | None:
     if report.status is None:
         return "timeout"
     # a declarative form answers by navigating; an imperative tool is interrupted by it
-    if (report.navigated_during_call and not report.declarative) or report.removed_during_call:
+    # a tool replaced mid-call changed; one that removed itself and answered (one-shot) answered
+    if (report.navigated_during_call and not report.declarative) or report.replaced_during_call:
         return "interrupted"
     if report.status == "Canceled":
         return "cancelled"
@@ -369,7 +377,8 @@ def code_for(report: Report) -> str | None:
             if match and match.group(1) in CODES:
                 return match.group(1)
         return None
-    if (report.error_text or "").startswith("Form validation failed"):
+    refused = ("Form validation failed", "Invalid value ", "Input contains a parameter ")
+    if (report.error_text or "").startswith(refused):  # the browser refuses the input
         return "invalid_input"
     exc = report.exception or {}
     description = str(exc.get("description") or exc.get("value") or "")
@@ -399,7 +408,10 @@ async def run_scenario(browser: Browser, base: str, scenario: dict[str, Any]) ->
         if tool is not None:
             schema = tool.get("inputSchema") or {"type": "object"}
             errors = sorted(
-                Draft202012Validator(schema).iter_errors(scenario["args"]), key=lambda e: e.path
+                Draft202012Validator(
+                    schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+                ).iter_errors(scenario["args"]),
+                key=lambda e: e.path,
             )
             if errors:
                 return Report(
@@ -639,6 +651,7 @@ PAGE_TOOLS: dict[str, set[str]] = {
         "add_to_cart",
         "view_cart",
         "go_to_checkout",
+        "claim_welcome_coupon",
     },
     "/product?id=tidal-tee": {"add_to_cart", "get_reviews", "view_cart", "go_to_checkout"},
     "/product?id=harbor-mug": {"add_to_cart", "get_reviews", "view_cart", "go_to_checkout"},
@@ -658,8 +671,8 @@ PAGE_TOOLS: dict[str, set[str]] = {
         "request_payment_approval",
     },
     "/order?id=TW-10042": {"get_order"},
-    "/track": {"track_order"},
-    "/track?order=TW-10042": {"track_order"},
+    "/track": {"track_order", "book_pickup"},
+    "/track?order=TW-10042": {"track_order", "book_pickup"},
     "/returns": {"request_return"},
     "/support-widget": {"ask_support"},
 }

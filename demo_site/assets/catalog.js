@@ -157,5 +157,22 @@
     S.viewCartTool(),
     S.goToCheckoutTool(),
   ];
-  S.markReady(S.registerTools(tools));
+  // A one-shot tool: the welcome coupon is given once, so the tool takes itself away (aborts its
+  // own registration) and then answers with the code. The answer is the result: a retry would
+  // find no tool, and claim nothing twice.
+  var once = new AbortController();
+  var oneShot = [
+    {
+      name: "claim_welcome_coupon",
+      title: "Claim the welcome coupon",
+      description: "Claim the one-time welcome coupon: answers with a code for 10% off everything. It can be claimed once; the tool goes away when it is claimed.",
+      inputSchema: { type: "object", properties: {}, additionalProperties: false },
+      execute: function () {
+        once.abort();
+        S.toast("Welcome! Your coupon is TIDE10");
+        return { coupon: "TIDE10", applies: S.COUPONS.TIDE10.label, claimed: true };
+      },
+    },
+  ];
+  S.markReady(Promise.all([S.registerTools(tools), S.registerTools(oneShot, once.signal)]));
 })();

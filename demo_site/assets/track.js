@@ -60,6 +60,14 @@
       });
     }
   }
-  // No imperative tools here: the page's tool is the declarative track_order form.
+  // The book_pickup form answers in place, through respondWith when an agent submits it.
+  var pickup = document.getElementById("pickup-form");
+  pickup.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var booking = { order: pickup.elements.order.value.toUpperCase(), day: pickup.elements.day.value, store: "12 Quay Street, Portland" };
+    document.getElementById("pickup-status").textContent = "Booked: collect " + booking.order + " on " + booking.day + ".";
+    if (event.agentInvoked && event.respondWith) event.respondWith(Promise.resolve({ pickup: booking }));
+  });
+  // No imperative tools here: the page's tools are the declarative track_order and book_pickup forms.
   S.markReady(Promise.resolve());
 })();

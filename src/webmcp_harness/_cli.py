@@ -289,8 +289,11 @@ def print_json(data: Any) -> None:
     write_json(data, sys.stdout)
 
 
-def parse_json_args(text: str, param_hint: str = "JSON_ARGS") -> dict[str, Any]:
-    """JSON_ARGS as an object, or a usage error: not JSON, too big or deep, NaN or Infinity."""
+def parse_json_args(text: str, param_hint: str = "JSON_ARGS") -> Any:
+    """JSON_ARGS as a JSON value, or a usage error: not JSON, too big or deep, NaN or Infinity.
+
+    A value that is not an object is left to the call, which codes it invalid_input.
+    """
     from .schema import args_problem
 
     if len(text) > MAX_ARGS_BYTES:
@@ -309,10 +312,6 @@ def parse_json_args(text: str, param_hint: str = "JSON_ARGS") -> dict[str, Any]:
         raise click.BadParameter(
             f"not valid JSON: {safe_text(exc)}", param_hint=param_hint
         ) from None
-    if not isinstance(args, dict):
-        raise click.BadParameter(
-            'must be a JSON object, like \'{"q": "tea"}\'', param_hint=param_hint
-        )
     problem = args_problem(args)
     if problem is not None:
         raise click.BadParameter(problem.removeprefix("arguments ") + ".", param_hint=param_hint)

@@ -25,7 +25,8 @@ from ._text import cell, dumps, markup, text
 from .agent.command import replay, run_script
 from .conformance.command import check
 from .mcp_server.command import serve
-from .results import tool_error_code
+from .results import ToolErrorCode, tool_error, tool_error_code
+from .schema import validate_args
 
 __all__ = ["main"]
 
@@ -152,6 +153,12 @@ def tools_table(
 @click.option(
     "--confirm", is_flag=True, help="Act as the person: submit a form that waits for one."
 )
+@click.option(
+    "--no-validate",
+    "no_validate",
+    is_flag=True,
+    help="Send JSON_ARGS to the page as given, unchecked against the tool's inputSchema.",
+)
 @browser_options
 def call(
     url: str,
@@ -160,14 +167,22 @@ def call(
     as_json: bool,
     frame: str | None,
     confirm: bool,
+    no_validate: bool,
     **kwargs: Any,
 ) -> None:
-    """Call TOOL on the page at URL with JSON_ARGS and print the coded result."""
+    """Call TOOL on the page at URL with JSON_ARGS and print the coded result.
+
+    JSON_ARGS that are valid JSON but not an object are a coded invalid_input, as at every door.
+    """
     options = options_from(kwargs)
     check_url(url)
     args = parse_json_args(json_args)
 
     async def body() -> tuple[dict[str, Any], dict[str, Any]]:
+        if args is None:  # the API's None means "no arguments"; JSON null is not an object
+            return dict(
+                tool_error(ToolErrorCode.INVALID_INPUT, validate_args(None, None) or "")
+            ), {}
         async with open_page(url, options) as session:
             # Tools may register after the load event, through a polyfill too: wait a little.
             wait = min(options.timeout, 5.0)
@@ -178,7 +193,9 @@ def call(
                     soft_wrap=True,
                 )
             await session.wait_for_tool(tool, timeout=wait)
-            result = await session.call(tool, args, frame=frame, confirm=confirm)
+            result = await session.call(
+                tool, args, frame=frame, confirm=confirm, validate=not no_validate
+            )
             return dict(result), session.records[-1].to_dict()
 
     result, record = run(body())

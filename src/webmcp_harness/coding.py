@@ -8,20 +8,52 @@ with `tool_error`; everything the browser *reported* comes through `code_report`
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .records import BrowserReport
 from .results import ToolErrorCode, ToolResult, to_tool_result, tool_error, tool_error_code
 
-__all__ = ["code_report", "normalise_output"]
+__all__ = ["code_refusal", "code_report", "normalise_output"]
 
 _CODES = {c.value for c in ToolErrorCode}
 
-# errorText prefixes Chromium uses, and what each means (chromium-webmcp.md).
-_ERROR_TEXTS: tuple[tuple[str, ToolErrorCode], ...] = (
-    ("Form validation failed", ToolErrorCode.INVALID_INPUT),
-    ("No submit button was found", ToolErrorCode.UNAVAILABLE),
-    ("respondWith promise was rejected", ToolErrorCode.FAILED),
+# What Chromium's `errorText` says, and what it means. Each pattern is matched against the whole
+# text's start; the first that matches codes it. Measured on Chromium 156 (a declarative form with
+# every kind of control, given every kind of bad value; docs/chromium-webmcp-notes.md) and read in
+# the strings Chromium ships.
+#
+# The browser refuses bad arguments before anything runs, for a declarative form, in four ways.
+# Each is the caller's mistake, not the tool's: `invalid_input`, retryable with better input.
+# - `Input contains a parameter "x" but there is no such parameter for the tool`: a name the form
+#   has no control for.
+# - `Invalid value "25/12/2026" for parameter date`: a string or scalar the control cannot take (a
+#   date, time, month, week or datetime-local that does not parse, a number that is not one, a
+#   checkbox given a non-boolean, a select, radio or multiple select given a value it has no option
+#   for).
+# - `Invalid value for parameter t`: a value of the wrong JSON kind (null, an array or an object
+#   for a text control, an option list with an unknown member).
+# - `Form validation failed: q: Please fill out this field.. ...`: the form's own constraint
+#   validation (required, email, url, min/max, pattern) after filling.
+# A form with nothing to confirm on is `unavailable`; a rejected `respondWith` is the page's failure.
+_ERROR_TEXTS: tuple[tuple[re.Pattern[str], ToolErrorCode], ...] = (
+    (
+        re.compile(r"Input contains a parameter .* but there is no such parameter", re.S),
+        ToolErrorCode.INVALID_INPUT,
+    ),
+    (re.compile(r'Invalid value (".*" )?for parameter ', re.S), ToolErrorCode.INVALID_INPUT),
+    (re.compile(r"Form validation failed"), ToolErrorCode.INVALID_INPUT),
+    (re.compile(r"No submit button was found"), ToolErrorCode.UNAVAILABLE),
+    (re.compile(r"respondWith promise was rejected"), ToolErrorCode.FAILED),
+)
+
+# What Chromium's `WebMCP.invokeTool` answers when it will not start a call at all (a protocol
+# error, no `toolResponded`). `Invalid parameters` is its answer to input that is not a JSON object
+# (an array, a string, a number, null: measured); `invalid input object` is the in-page
+# `executeTool`'s (`TypeError: ... invalid input object: value is not an object`).
+_REFUSALS: tuple[tuple[str, ToolErrorCode], ...] = (
+    ("invalid parameters", ToolErrorCode.INVALID_INPUT),
+    ("invalid input object", ToolErrorCode.INVALID_INPUT),
 )
 _CANCEL_TEXTS: tuple[tuple[str, ToolErrorCode], ...] = (
     ("tool definition was updated", ToolErrorCode.INTERRUPTED),
@@ -43,8 +75,19 @@ def normalise_output(output: Any) -> Any:
     return output
 
 
-def _completed(report: BrowserReport) -> ToolResult:
+def _completed(report: BrowserReport, declarative: bool) -> ToolResult:
+    """A value: coded as any answer.
+
+    A declarative form answers with the JSON-LD list of the page its submission lands on (or with
+    its `respondWith` value). An empty list there means the form said nothing (it submitted in
+    place, to a page without JSON-LD; the browser's own `executeTool` resolves to null): no content,
+    as for a tool that returns `undefined`. An imperative tool that returns `[]` said `[]`, and its
+    text is `[]`. The protocol cannot tell a form's `respondWith([])` from an empty page; both read
+    as no content.
+    """
     value = normalise_output(report.output)
+    if declarative and value == []:
+        return {"content": []}
     return to_tool_result(value)
 
 
@@ -86,8 +129,8 @@ def _thrown(exc: dict[str, Any]) -> ToolResult:
 
 def _error(report: BrowserReport) -> ToolResult:
     text = (report.error_text or "").removeprefix(_POLYFILL_PREFIX)
-    for needle, code in _ERROR_TEXTS:
-        if text.startswith(needle):
+    for pattern, code in _ERROR_TEXTS:
+        if pattern.match(text):
             if code is ToolErrorCode.FAILED and report.exception:
                 return _thrown(report.exception)
             return tool_error(code, text)
@@ -97,21 +140,44 @@ def _error(report: BrowserReport) -> ToolResult:
 
 
 def _no_answer(report: BrowserReport) -> ToolResult:
-    """The page went away before it could answer (the in-page backend says why)."""
+    """The page went away before it could answer (the in-page backend says why).
+
+    A form that was submitted, whose next page could not be read, may well have done its work
+    (a booking made, an order placed): that is not known, as after a timeout, and the message
+    says so rather than inviting a plain retry.
+    """
+    if report.submitted:
+        return tool_error(
+            ToolErrorCode.TIMEOUT,
+            f"The form was submitted and its page moved on, but no answer could be read "
+            f"({report.protocol_error}); it may or may not have worked. Check the page before "
+            "you retry.",
+        )
     why = report.protocol_error or "the page could not answer"
     return tool_error(ToolErrorCode.INTERRUPTED, f"No answer: {why.removeprefix('no answer: ')}.")
 
 
-_BY_STATUS = {"Completed": _completed, "Canceled": _canceled, "Error": _error}
+_BY_STATUS = {"Canceled": _canceled, "Error": _error}
 
 
-def code_report(report: BrowserReport) -> ToolResult:
-    """The coded result for a call the browser answered."""
+def code_report(report: BrowserReport, *, declarative: bool = False) -> ToolResult:
+    """The coded result for a call the browser answered (declarative: the tool is a form)."""
     if report.status is None:
         return _no_answer(report)
+    if report.status == "Completed":
+        return _completed(report, declarative)
     handler = _BY_STATUS.get(report.status)
     if handler is None:
         return tool_error(
             ToolErrorCode.FAILED, f"The browser answered with an unknown status {report.status!r}."
         )
     return handler(report)
+
+
+def code_refusal(message: str) -> ToolResult | None:
+    """The coded result for a call the browser would not start, when its reason is a known one."""
+    lowered = message.lower()
+    for needle, code in _REFUSALS:
+        if needle in lowered:
+            return tool_error(code, f"The browser refused the input: {message}")
+    return None

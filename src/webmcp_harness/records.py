@@ -74,9 +74,10 @@ class BrowserReport:
     exception: dict[str, Any] | None = None
     invocation_id: str | None = None
     protocol_error: str | None = None
+    submitted: bool = False  # no answer, but a form was submitted: it may have worked
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "status": self.status,
             "output": self.output,
             "errorText": self.error_text,
@@ -84,6 +85,9 @@ class BrowserReport:
             "invocationId": self.invocation_id,
             "protocolError": self.protocol_error,
         }
+        if self.submitted:
+            data["submitted"] = True
+        return data
 
 
 @dataclass

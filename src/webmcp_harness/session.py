@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from ._backends.base import Backend, BackendError, Invocation
 from ._backends.cdp import CdpBackend
 from ._pw import as_async
-from .coding import code_report
+from .coding import code_refusal, code_report
 from .errors import AttachError, SessionClosedError, UsageError, WebMCPUnavailableError
 from .records import CallRecord, Tool
 from .results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
@@ -45,13 +45,20 @@ def live_sessions() -> list[WebMCPSession]:
 
 
 class _Watch:
-    """What one running call is watching for."""
+    """What one running call is watching for.
+
+    A tool removed during its call (`removed`) is not yet an interruption: a one-shot tool
+    unregisters itself and then answers, and Chromium delivers that answer. Only a tool
+    `replaced` (registered again under its name, in its frame, after the removal and before the
+    answer) changed mid-call; and a removed tool that never answers is one too (after a grace).
+    """
 
     def __init__(self, record: CallRecord, tool: Tool) -> None:
         self.record = record
         self.tool = tool
         self.interrupted: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self.removed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.replaced = False
         self.form_navigated = False  # a form that submits and navigates takes its tool with it
 
     def interrupt(self, why: str) -> None:
@@ -231,6 +238,10 @@ class WebMCPSession:
                     watch.removed.set_result(None)
             if added:
                 watch.record.event("toolsAdded", names=[t.name for t in added])
+                back = any((t.frame_id, t.name) == key for t in added)
+                if back and watch.removed.done() and not watch.form_navigated:
+                    watch.replaced = True
+                    watch.record.event("toolReplaced", name=watch.tool.name)
         for tool in added:
             for name, waiter in self._tool_waiters:
                 if name == tool.name and not waiter.done():
@@ -328,13 +339,17 @@ class WebMCPSession:
             return self._unavailable(name, frame, tools)
         record.frame_id, record.frame_url = tool.frame_id, tool.frame_url
         record.backend, record.declarative = tool.backend, tool.declarative
-        if not isinstance(args, dict) or args_problem(args) is not None:
+        if args_problem(args) is not None or (validate and not isinstance(args, dict)):
             # Deep or non-finite arguments are refused even unvalidated: JSON can't carry them.
-            refused = validate_args(None, args) or "bad input"
+            refused = args_problem(args) or validate_args(None, args) or "bad input"
             return tool_error(ToolErrorCode.INVALID_INPUT, refused)
         # Patterns get at most PATTERN_BUDGET of the call's time: the tool needs the rest.
         check_by = min(deadline, time.monotonic() + PATTERN_BUDGET)
-        if validate and not self._fits(tool.input_schema, args, check_by):
+        if (
+            validate
+            and isinstance(args, dict)
+            and not self._fits(tool.input_schema, args, check_by)
+        ):
             problem = validate_args(tool.input_schema, args, deadline=check_by)
             if problem:
                 return tool_error(ToolErrorCode.INVALID_INPUT, f"{name}: {problem}")
@@ -367,6 +382,9 @@ class WebMCPSession:
                 record.browser = exc.report
                 if "not found" in str(exc).lower():
                     return self._unavailable(name, frame, await self.backend.list_tools())
+                refusal = code_refusal(str(exc))
+                if refusal is not None:
+                    return refusal  # e.g. input that is not an object, sent with validate=False
                 if watch.interrupted.done() or self._gone or _target_gone(str(exc)):
                     why = (
                         watch.interrupted.result()
@@ -411,24 +429,23 @@ class WebMCPSession:
                 record.browser = report
                 if watch.interrupted.done():
                     return self._interrupted(record, inv, watch.interrupted.result())
-                if watch.removed.done():
-                    return self._changed(record, watch.tool.name, report_result=code_report(report))
-                return code_report(report)
+                answer = code_report(report, declarative=watch.tool.declarative)
+                if watch.removed.done() and report.status is None:  # the answer was lost
+                    return self._changed(record, watch, report_result=None)
+                if watch.replaced:
+                    return self._changed(record, watch, report_result=answer)
+                return answer  # a removal before the answer is an event in the record
             if watch.interrupted.done():
                 return self._interrupted(record, inv, watch.interrupted.result())
-            if watch.removed.done():
+            if watch.removed.done() and not inv.answered.done():
+                # a one-shot tool answers just after its removal; a replaced one may answer too
                 await _first(
                     (inv.answered, watch.interrupted), min(_REMOVAL_GRACE, _left(deadline))
                 )
-                if watch.interrupted.done():
-                    return self._interrupted(record, inv, watch.interrupted.result())
-                answer = None
-                if inv.answered.done():
-                    record.browser = inv.answered.result()
-                    answer = code_report(record.browser)
-                else:
-                    self._keep_late_answer(record, inv)
-                return self._changed(record, watch.tool.name, report_result=answer)
+                if inv.answered.done() or watch.interrupted.done():
+                    continue
+                self._keep_late_answer(record, inv)
+                return self._changed(record, watch, report_result=None)
             if waiting is not None and waiting.done():
                 record.event("waitingForPerson")
                 if act_as_person:
@@ -489,7 +506,7 @@ class WebMCPSession:
                 return
             report = future.result()
             record.browser = report
-            record.late_answer = code_report(report)
+            record.late_answer = code_report(report, declarative=record.declarative)
             record.pending = False
             record.event("lateAnswer", status=report.status)
 
@@ -557,13 +574,24 @@ class WebMCPSession:
         return tool_error(ToolErrorCode.INTERRUPTED, f"{why} during the call; check the page.")
 
     def _changed(
-        self, record: CallRecord, name: str, *, report_result: ToolResult | None
+        self, record: CallRecord, watch: _Watch, *, report_result: ToolResult | None
     ) -> ToolResult:
-        message = f"{name} was removed or replaced during the call"
-        if report_result is not None:
-            text = _first_text(report_result)
-            message += f"; the page answered: {text[:_QUOTE]}"
-        return tool_error(ToolErrorCode.INTERRUPTED, message + ". Check the page, then retry.")
+        """`interrupted` for a tool replaced mid-call, or removed with no answer."""
+        name, how = watch.tool.name, "replaced" if watch.replaced else "removed"
+        if report_result is None:
+            lost = record.browser.protocol_error
+            why = f" ({lost})" if lost else ""
+            return tool_error(
+                ToolErrorCode.INTERRUPTED,
+                f"{name} was {how} during the call and gave no answer{why}; it may or may not "
+                "have worked. Check the page before you retry.",
+            )
+        text = _first_text(report_result)
+        return tool_error(
+            ToolErrorCode.INTERRUPTED,
+            f"{name} was replaced during the call; the old version answered: {text[:_QUOTE]}. "
+            "Check the page, then call the new version.",
+        )
 
     # -- helpers ---------------------------------------------------------------------------
     def _fits(self, schema: Any, args: dict[str, Any], deadline: float) -> bool:

@@ -234,6 +234,13 @@
           activated = resolve;
         });
         const form = declarativeForm(name);
+        // A form submitted and not prevented leaves for its action's page: that page's JSON-LD is
+        // its answer (as native WebMCP reports it), read by the harness once the frame has landed.
+        // Heard on window, after the page's own submit listeners.
+        const onSubmit = (event) => {
+          if (form && event.target === form && !event.defaultPrevented) entry.submittedAway = true;
+        };
+        if (form) window.addEventListener("submit", onSubmit);
         if (form && !form.hasAttribute("toolautosubmit")) {
           entry.form = form;
           const onActivated = (event) => {
@@ -265,8 +272,17 @@
         // toolchange event.
         let toolsChanged = false;
         let unregistered = false;
+        const present = async () => {
+          try {
+            return (await ownTools(s)).some((t) => String(t.name) === name);
+          } catch {
+            return true; // cannot tell: say nothing
+          }
+        };
+        const goneAtChange = []; // at each toolchange during the call: was the tool gone?
         const onToolChange = () => {
           toolsChanged = true;
+          goneAtChange.push(present().then((there) => !there));
         };
         const changes =
           s.api && typeof safe(() => s.api.addEventListener) === "function" ? s.api : null;
@@ -311,8 +327,20 @@
           .then(async (report) => {
             if (changes) changes.removeEventListener("toolchange", onToolChange);
             if (report.status !== "Canceled" && (toolsChanged || report.status === "Error")) {
-              if (unregistered || !(await stillThere())) report.toolRemoved = true;
+              // Removed, or replaced: gone at some point and back under its name (or changed).
+              const wasGone = unregistered || (await Promise.all(goneAtChange)).some(Boolean);
+              if (!(await present())) report.toolRemoved = true;
+              else if (wasGone || !(await stillThere())) {
+                report.toolRemoved = true;
+                report.toolReplaced = true;
+              }
             }
+            // The implementation dropped the call when the tool went: that is no answer.
+            if (unregistered) report.unregistered = true;
+            // Let a submit dispatched in this turn reach window first (the polyfills answer in it).
+            if (form) await new Promise((r) => setTimeout(r, 0));
+            window.removeEventListener("submit", onSubmit);
+            if (entry.submittedAway && report.status === "Completed") report.submittedAway = true;
             entry.settled = true;
             unwatch();
             activated(false);

@@ -56,6 +56,11 @@ _OP_WAIT = f"(id) => {{ const h = {_H}; return h ? h.wait(id) : null; }}"
 _OP_ACTIVATED = f"(id) => {{ const h = {_H}; return h ? h.activated(id) : false; }}"
 _OP_CONFIRM = f"(id) => {{ const h = {_H}; return h ? h.confirm(id) : false; }}"
 _OP_CANCEL = f"(id) => {{ const h = {_H}; return h ? h.cancel(id) : false; }}"
+_OP_LANDED = f"(token) => {{ const h = {_H}; return !!h && h.token !== token; }}"
+_OP_JSONLD = """() => JSON.stringify(Array.from(
+  document.querySelectorAll('script[type="application/ld+json"]')).flatMap((s) => {
+    try { return [JSON.parse(s.textContent)]; } catch { return []; }
+  }))"""
 _OP_IMPLEMENTATION = f"""() => {{
   const had = Object.prototype.hasOwnProperty.call(window, "__webmcpHarness");
   ({AGENT_SOURCE})(null, true);
@@ -159,9 +164,38 @@ class InPageInvocation:
             self._backend._lost(self, "the document that ran the call is gone")
             return
         data = _json(raw)
+        report = _report(data, raw)
         if isinstance(data, dict) and data.get("toolRemoved"):
             self._backend._tool_gone(self.tool)  # tell the session before the answer lands
-        self.resolve(_report(data, raw))
+            if data.get("toolReplaced"):
+                await self._backend._refresh(self.frame)  # and of the new version, too
+        if isinstance(data, dict) and data.get("submittedAway"):
+            report = await self.next_page()
+        if isinstance(data, dict) and data.get("unregistered"):
+            # The polyfills reject a call at once when its tool is unregistered, whatever the
+            # tool goes on to do: the tool's own answer is lost, not given.
+            report.protocol_error = f"the call was dropped when its tool went: {report.error_text}"
+            report.status = None
+        self.resolve(report)
+
+    async def next_page(self) -> BrowserReport:
+        """A form submitted and its frame moved on: the new page's JSON-LD, as native reports it.
+
+        Bounded; where the new page cannot be read, the report says the form was submitted (so
+        it may have worked) and carries no answer.
+        """
+        limit = self._backend.eval_timeout
+        try:
+            await self.frame.wait_for_function(_OP_LANDED, arg=self.token, timeout=limit * 1000)
+            await self.frame.wait_for_load_state("load", timeout=limit * 1000)
+            raw = await asyncio.wait_for(self.frame.evaluate(_OP_JSONLD), limit)
+        except Exception as exc:
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return BrowserReport(
+                protocol_error=f"the form was submitted, but its next page could not be read: {why}",
+                submitted=True,
+            )
+        return BrowserReport(status="Completed", output=_json(raw))
 
     async def _watch_form(self) -> None:
         try:
@@ -468,6 +502,10 @@ class InPageBackend:
                 if self._tokens.get(fid) == invocation.token:
                     self._tokens[fid] = None
                 self._schedule_refresh(frame)
+            if invocation.tool.declarative:
+                # a form answers by submitting and navigating: its answer is the next page's
+                self._spawn(_resolve_with(invocation, invocation.next_page()))
+                return
         invocation.resolve(
             BrowserReport(protocol_error=f"no answer: the {_subject(kind)} ({message})")
         )
@@ -562,6 +600,10 @@ def _tool(item: Any, frame_id: str, frame_url: str) -> Tool | None:
         declarative=declarative,
         backend="inpage",
     )
+
+
+async def _resolve_with(invocation: InPageInvocation, report: Any) -> None:
+    invocation.resolve(await report)
 
 
 def _json(raw: Any) -> Any:

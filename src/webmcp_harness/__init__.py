@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import _formats  # noqa: F401  # first: before anything imports jsonschema
 from .assertions import expect
 from .browser import find_browser, launch, launch_args
 from .demo import DemoServer, serve_demo, serve_folder

@@ -31,6 +31,8 @@ from jsonschema.exceptions import SchemaError, ValidationError, best_match
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
+from ._formats import FORMATS
+
 __all__ = [
     "MAX_ARGS_DEPTH",
     "MAX_REF_DEPTH",
@@ -172,7 +174,7 @@ _Validator: Final = validators.extend(  # type: ignore[no-untyped-call]
 # uri-reference, iri, iri-reference, uuid, uri-template, json-pointer, relative-json-pointer,
 # regex): jsonschema's checker for 2020-12 holds exactly these (`jsonschema[format-nongpl]`).
 # An unknown format (Chromium writes a regular expression there for `<input type=time>`) passes.
-_FORMATS = Draft202012Validator.FORMAT_CHECKER
+_FORMATS = FORMATS  # the IRI grammar loads on first use (see _formats)
 
 
 def _make_validator(schema: dict[str, Any]) -> Any:

@@ -223,6 +223,12 @@ _register(
     SEED_RESULTS,
 )
 _register("behaviour.error-coded", W, "Error results carry a known code", SEED_RESULTS)
+_register(
+    "behaviour.failure-flagged",
+    W,
+    "A result that reads as a failure is marked isError",
+    SEED_RESULTS,
+)
 _register("behaviour.no-navigation", E, "An imperative call does not navigate", SEED_RESULTS)
 
 # Declarative forms: the browser's synthesised schema against the form's controls.

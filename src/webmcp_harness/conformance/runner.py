@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -19,13 +18,11 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urldefrag, urlsplit
 
-from ..coding import normalise_output
 from ..errors import ToolErrorCode
 from ..records import CallRecord, Tool
-from ..results import is_error_text, tool_error_code
 from ..schema import validate_args
 from ..session import BackendChoice, WebMCPSession
-from .behaviour import BEHAVIOUR_CHECKS
+from .behaviour import BEHAVIOUR_CHECKS, Purpose, answered_normally, check_call
 from .findings import Collector, Severity, excerpt
 from .forms import EXTRACT_FORM_JS, FORM_CHECKS, FORM_FUNCTION_DECLARATION, check_form
 from .inputs import invalid_input, valid_input
@@ -44,14 +41,12 @@ __all__ = [
     "Progress",
     "check_urls",
     "normalise_url",
-    "result_problem",
 ]
 
 CallMode = Literal["readonly", "all", "none"]
 _CALL_CHECKS = (*BEHAVIOUR_CHECKS, "safety.output-injection")
 _PAGE_CHECKS = ("discovery.page-load", "discovery.model-context", "discovery.secure-context")
 
-_KNOWN_CODES = frozenset(c.value for c in ToolErrorCode)
 _PROBE_WAIT = 5.0  # seconds a quick look into the page may take, at least (see Checker.wait)
 _CLOSE_WAIT = 10.0
 _MAX_LINKS = 2_000
@@ -69,14 +64,6 @@ _NOT_PAGES = re.compile(  # links to files, not pages: the crawl skips them
     r"mp3|mp4|m4a|webm|ogg|wav|avi|mov|woff2?|ttf|otf|eot|exe|dmg|apk|msi|csv|docx?|xlsx?|pptx?|"
     r"wasm)$",
     re.IGNORECASE,
-)
-_MCP_CONTENT_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
-_UNSERIALISABLE = (
-    "circular structure",
-    "BigInt",
-    "could not be cloned",
-    "cyclic object",
-    "Converting circular",
 )
 
 _PROBE_JS = """() => {
@@ -191,92 +178,6 @@ def _is_page_link(url: str, origin: tuple[str, str]) -> bool:
     return _NOT_PAGES.search(parts.path) is None
 
 
-def _short(value: Any, limit: int = 120) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
-    return excerpt(text, limit)
-
-
-def _first_text(result: Any) -> str:
-    if isinstance(result, dict):
-        for item in result.get("content") or []:
-            if isinstance(item, dict) and item.get("type") == "text":
-                return str(item.get("text", ""))
-    return ""
-
-
-def result_problem(output: Any) -> str | None:
-    """Why a tool's answer is not a valid MCP tool result, or None.
-
-    Plain values (strings, objects without `content`) are fine: the harness wraps them. An object
-    that looks like an MCP result (it has `content` or `isError`) must be one.
-    """
-    if not isinstance(output, dict) or not ("content" in output or "isError" in output):
-        return None
-    content = output.get("content")
-    if not isinstance(content, list):
-        kind = "missing" if content is None else f"a {type(content).__name__}"
-        return f'"content" must be a list of content items, but it is {kind}'
-    for index, item in enumerate(content[:1_000]):
-        where = f"content[{index}]"
-        if not isinstance(item, dict):
-            return f"{where} must be an object, not {_short(item, 40)}"
-        kind = str(item.get("type"))
-        if kind not in _MCP_CONTENT_TYPES:
-            return (
-                f"{where} has type {_short(item.get('type'), 40)}; use text, image, audio, "
-                "resource or resource_link"
-            )
-        if kind == "text" and not isinstance(item.get("text"), str):
-            return f'{where} is a text item without a "text" string'
-        if kind in ("image", "audio") and not (
-            isinstance(item.get("data"), str) and isinstance(item.get("mimeType"), str)
-        ):
-            return f'{where} is an {kind} item without "data" and "mimeType" strings'
-        if kind == "resource" and not isinstance(item.get("resource"), dict):
-            return f'{where} is a resource item without a "resource" object'
-        if kind == "resource_link" and not isinstance(item.get("uri"), str):
-            return f'{where} is a resource_link item without a "uri" string'
-    if "isError" in output and not isinstance(output["isError"], bool):
-        return f'"isError" must be true or false, not {_short(output["isError"], 40)}'
-    structured = output.get("structuredContent")
-    if "structuredContent" in output and not isinstance(structured, dict):
-        return f'"structuredContent" must be an object, not {_short(structured, 40)}'
-    return None
-
-
-def _page_error_code(record: CallRecord) -> tuple[bool, str | None]:
-    """Whether the page itself answered with an error, and the code it gave (None: none known).
-
-    Only what the page chose counts: errors the harness or the browser coded (timeouts,
-    interruptions, form validation) and plain thrown errors (the harness codes them failed) do not.
-    """
-    report = record.browser
-    if report.status == "Completed":
-        value = normalise_output(report.output)
-        if isinstance(value, dict) and isinstance(value.get("content"), list):
-            text = _first_text(value)
-            if value.get("isError") is True or is_error_text(text):
-                code = tool_error_code(value)
-                return True, code.value if code is not None else None
-            return False, None
-        if isinstance(value, str) and is_error_text(value):
-            code = tool_error_code({"content": [{"type": "text", "text": value}]})
-            return True, code.value if code is not None else None
-        return False, None
-    if report.status == "Error" and isinstance(report.exception, dict):
-        code = report.exception.get("code")
-        if isinstance(code, str) and code:  # (a DOMException's numeric legacy code is no code)
-            return True, code if code in _KNOWN_CODES else None
-        message = report.exception.get("message")
-        if isinstance(message, str) and message.startswith("Error ["):
-            coded = tool_error_code({"content": [{"type": "text", "text": message}]})
-            return True, coded.value if coded is not None else None
-    return False, "known"
-
-
 def _with_examples(schema: Any, args: dict[str, Any]) -> dict[str, Any]:
     """args with each property's first `examples` (or `default`) value, where the schema allows."""
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
@@ -343,6 +244,7 @@ class _Visit:
     records: list[CallRecord] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     hangs: int = 0
+    script_free: bool = False  # the page has no <script>: its forms are all the browser's
     reported: set[tuple[str, str]] = field(default_factory=set)
 
 
@@ -847,7 +749,7 @@ class Checker:
                     col.skip(check_id, "the tool was gone when it was called", tool.name, frame)
                 return
             col.ran_all([c for c in _CALL_CHECKS if c != rejects], tool.name, frame)
-            fine = self._judge(visit, tool, frame, record, valid=True, reason=None)
+            fine = self._judge(visit, tool, record, purpose="valid")
             if not fine:
                 col.skip(
                     rejects, "not tried: the call with valid input went wrong", tool.name, frame
@@ -866,7 +768,7 @@ class Checker:
             col.skip(rejects, "the tool was gone when it was called", tool.name, frame)
             return
         col.ran_all(_CALL_CHECKS, tool.name, frame)
-        self._judge(visit, tool, frame, record, valid=False, reason=bad.reason)
+        self._judge(visit, tool, record, purpose="invalid", reason=bad.reason)
         await self._restore(visit, record)
 
     async def _call(
@@ -937,133 +839,57 @@ class Checker:
         message: str,
         *,
         record: CallRecord,
-        severity: Severity | None = None,
     ) -> None:
-        if (check_id, tool.name + "\x00" + (frame or "")) in visit.reported:
-            return
-        visit.reported.add((check_id, tool.name + "\x00" + (frame or "")))
-        visit.col.add(
+        judged = Collector(visit.url)
+        judged.add(
             check_id,
             message,
             tool=tool.name,
             frame=frame,
-            severity=severity,
-            detail={"call": record.id, "input": _short(record.input, 300)},
+            detail={"call": record.id, "input": excerpt(repr(record.input), 300)},
         )
+        self._keep_new(visit, judged)
 
     def _judge(
         self,
         visit: _Visit,
         tool: Tool,
-        frame: str | None,
         record: CallRecord,
         *,
-        valid: bool,
-        reason: str | None,
+        purpose: Purpose,
+        reason: str | None = None,
     ) -> bool:
-        """Findings from one call; whether the tool answered normally (worth calling again)."""
-        name = excerpt(tool.name, 60)
-        given = _short(record.input)
-        kind = "schema-valid input" if valid else f"schema-invalid input ({reason})"
-        events = {e.type for e in record.events}
-        if events & {"crashed", "closed", "disconnected"}:
-            self._add_once(
-                visit,
-                "discovery.page-load",
-                tool,
-                frame,
-                f"The page crashed while {name} ran (call #{record.id}, {kind} {given}). A tool "
-                "must not take the page down: look for runaway memory use or recursion.",
-                record=record,
-            )
-            return False
-        no_answer = "timeout" in events or record.browser.status is None
-        if record.code == ToolErrorCode.TIMEOUT.value and no_answer:
+        """Findings from one call (by `check_call`, once per check and tool); whether the tool
+        answered normally (worth calling again)."""
+        judged = Collector(visit.url)
+        check_call(
+            record,
+            tool,
+            page=visit.url,
+            purpose=purpose,
+            reason=reason,
+            timeout=self.options.timeout,
+            script_free=visit.script_free,
+            out=judged,
+        )
+        if record.code is None and record.browser.status == "Completed":
+            check_result(record, tool, page=visit.url, out=judged)
+        self._keep_new(visit, judged)
+        fine = answered_normally(record, tool)
+        if record.code == ToolErrorCode.TIMEOUT.value and not fine:
             visit.hangs += 1
-            self._add_once(
-                visit,
-                "behaviour.answers",
-                tool,
-                frame,
-                f"{name} did not answer within {self.options.timeout:g} s (call #{record.id}, "
-                f"{kind} {given}). Resolve or reject every call, and stop work when the call's "
-                "signal aborts; answer with an error rather than never.",
-                record=record,
-            )
-            return False
-        navigated = "navigated" in events or "pageNavigated" in events
-        if navigated and not tool.declarative:
-            self._add_once(
-                visit,
-                "behaviour.no-navigation",
-                tool,
-                frame,
-                f"Calling {name} navigated the page (call #{record.id}, {kind} {given}), which "
-                "ends the agent's tools and context mid-task. Answer the call first and let the "
-                "agent decide to navigate, or make it a declarative form.",
-                record=record,
-            )
-            return False
-        report = record.browser
-        problem: str | None = None
-        if report.status == "Completed":
-            problem = result_problem(normalise_output(report.output))
-        elif report.status == "Error":
-            exc = report.exception if isinstance(report.exception, dict) else {}
-            text = " ".join(str(exc.get(k) or "") for k in ("description", "message"))
-            if any(marker in text for marker in _UNSERIALISABLE):
-                problem = f"its value could not be turned into JSON ({excerpt(text, 100)})"
-        if problem is not None:
-            self._add_once(
-                visit,
-                "behaviour.valid-result",
-                tool,
-                frame,
-                f"{name} answered call #{record.id} with something that is not a valid MCP tool "
-                f"result: {problem}. Return plain JSON data, or a result with a content list of "
-                'items such as {type: "text", text: "..."}.',
-                record=record,
-            )
-        page_error, code = _page_error_code(record)
-        if page_error and code is None:
-            self._add_once(
-                visit,
-                "behaviour.error-coded",
-                tool,
-                frame,
-                f"{name} answered call #{record.id} with an error that carries no known code "
-                f"({excerpt(_first_text(record.result) or str(report.error_text or ''), 100)}). "
-                "Start error text with Error [code]: (invalid_input, needs_user, unavailable, "
-                "failed, ...) or throw an error whose code is one of them, so agents know what to "
-                "do next.",
-                record=record,
-            )
-        if valid and record.code == ToolErrorCode.INVALID_INPUT.value:
-            self._add_once(
-                visit,
-                "behaviour.accepts-valid-input",
-                tool,
-                frame,
-                f"{name} rejected input that its inputSchema allows (call #{record.id}: {given}; "
-                f"it said {excerpt(_first_text(record.result), 120)}). Make the schema say what "
-                "the tool really accepts (enum, pattern, examples), or answer a value that is "
-                "well-formed but unknown with another code (failed, unavailable).",
-                record=record,
-            )
-        if not valid and record.code is None and report.status == "Completed":
-            self._add_once(
-                visit,
-                "behaviour.rejects-invalid-input",
-                tool,
-                frame,
-                f"{name} accepted input its inputSchema forbids ({reason}: call #{record.id}, "
-                f"{given}) without an error. Check the input and answer Error [invalid_input]: "
-                "saying what to fix, so an agent's mistakes do not pass silently.",
-                record=record,
-            )
-        if record.code is None and report.status == "Completed":
-            check_result(record, tool, page=visit.url, out=visit.col)
-        return True
+        return fine
+
+    def _keep_new(self, visit: _Visit, judged: Collector) -> None:
+        """judged's findings into the page's, each check at most once per tool and frame."""
+        fresh = []
+        for finding in judged.findings:
+            key = (finding.check, (finding.tool or "") + "\x00" + (finding.frame or ""))
+            if key not in visit.reported:
+                visit.reported.add(key)
+                fresh.append(finding)
+        judged.findings[:] = fresh
+        visit.col.extend(judged)
 
 
 def _frame_for(page: Page, tool: Tool, session: WebMCPSession) -> Frame | None:

@@ -66,6 +66,16 @@ EXPECTED: dict[str, Expected] = {
     "rejects-invalid-input.html": {("behaviour.rejects-invalid-input", "get_forecast")},
     "error-coded.html": {("behaviour.error-coded", "get_forecast")},
     "no-navigation.html": {("behaviour.no-navigation", "get_forecast")},
+    "crashes-on-valid-input.html": {("behaviour.accepts-valid-input", "get_forecast")},
+    "failure-flagged.html": {("behaviour.failure-flagged", "get_forecast")},
+    # the page's own errors
+    "registration-refused.html": {("discovery.registration-refused", "get weather!")},
+    "permissions-policy.html": {("discovery.permissions-policy", None)},
+    "crashed-at-load.html": {("discovery.tools-found", None), ("discovery.page-errors", None)},
+    "page-error-in-call.html": {("discovery.page-errors", "get_forecast")},
+    "params-in-properties.html": {("metadata.params-in-properties", "get_forecast")},
+    # exploring the tools a call opens
+    "explore-game.html": {("safety.code-execution", "eval_code")},
     # declarative forms
     "form-params-described.html": {("form.params-described", "find_flights")},
     "form-controls-in-schema.html": {("form.controls-in-schema", "find_flights")},

@@ -146,7 +146,10 @@ def test_a_tool_that_throws_a_bug_error_on_valid_input_is_an_error(name: str) ->
         tool_error("failed", f"{name}: x is undefined"),
         code="failed",
         status="Error",
-        exception={"className": name, "description": f"{name}: x is undefined\n    at f (a.js:3:9)"},
+        exception={
+            "className": name,
+            "description": f"{name}: x is undefined\n    at f (a.js:3:9)",
+        },
     )
     found = check_call(thrown, tool(), page=PAGE, purpose="valid")
     assert checks_of(found) == ["behaviour.accepts-valid-input"]

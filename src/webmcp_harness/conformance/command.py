@@ -133,6 +133,19 @@ def cli_url(url: str, limit: int = 100) -> str:
     help="Which tools the behaviour checks call: those marked readOnlyHint, all of them "
     "(side effects! only on a site you may change), or none.",
 )
+@click.option(
+    "--explore",
+    type=click.IntRange(0, 5),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Check the tools a call makes appear too, up to N calls deep (0: only the first list).",
+)
+@click.option(
+    "--allow-no-tools",
+    is_flag=True,
+    help="A page without tools is fine (for pages meant to have none); else it is an error.",
+)
 @click.option("--strict", is_flag=True, help="Warnings fail the run too.")
 @click.option("--json", "json_path", metavar="PATH", help="Write the JSON report ('-': stdout).")
 @click.option("--junit", "junit_path", metavar="PATH", help="Write a JUnit XML report.")
@@ -160,6 +173,8 @@ def check(
     crawl: int | None,
     workers: int,
     call_mode: CallMode,
+    explore: int,
+    allow_no_tools: bool,
     strict: bool,
     json_path: str | None,
     junit_path: str | None,
@@ -183,6 +198,8 @@ def check(
     options = CheckOptions(
         timeout=browser.timeout,
         call=call_mode,
+        explore=explore,
+        allow_no_tools=allow_no_tools,
         crawl=crawl if crawl is not None else (DEMO_CRAWL if demo else 0),
         workers=workers,
         strict=strict,

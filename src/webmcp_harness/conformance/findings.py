@@ -117,7 +117,7 @@ _register(
     spec("document-extension"),
     scope="page",
 )
-_register("discovery.tools-found", W, "The page exposes tools", spec("api"), scope="page")
+_register("discovery.tools-found", E, "The page exposes tools", spec("api"), scope="page")
 _register(
     "discovery.tool-count",
     W,
@@ -130,6 +130,28 @@ _register(
     W,
     "Tool names are unique across the page's frames",
     spec("tool-definition-name"),
+    scope="page",
+)
+
+_register(
+    "discovery.page-errors",
+    E,
+    "The page throws no uncaught errors or unhandled rejections",
+    spec("api"),
+    scope="page",
+)
+_register(
+    "discovery.registration-refused",
+    E,
+    "The browser accepts every registerTool call",
+    spec("dom-modelcontext-registertool"),
+    scope="page",
+)
+_register(
+    "discovery.permissions-policy",
+    E,
+    'Frames that register tools are allowed to (allow="tools")',
+    spec("permissions-policy-integration"),
     scope="page",
 )
 
@@ -180,6 +202,13 @@ _register(
     spec("dom-modelcontexttool-inputschema"),
 )
 
+_register(
+    "metadata.params-in-properties",
+    E,
+    "Parameters are defined inside properties",
+    spec("dom-modelcontexttool-inputschema"),
+)
+
 # Safety: what could turn an agent against its user.
 _register(
     "safety.description-injection",
@@ -210,6 +239,13 @@ _register(
     W,
     "Results without untrustedContentHint carry no instructions to the agent",
     spec("output-injection-attacks"),
+)
+
+_register(
+    "safety.code-execution",
+    E,
+    "No tool runs code it is given (eval, run JavaScript)",
+    spec("security-privacy"),
 )
 
 # Behaviour: judged from the records of calls the runner made.

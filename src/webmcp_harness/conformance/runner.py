@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import re
 import time
@@ -27,6 +28,13 @@ from .findings import Collector, Severity, excerpt
 from .forms import EXTRACT_FORM_JS, FORM_CHECKS, FORM_FUNCTION_DECLARATION, check_form
 from .inputs import invalid_input, valid_input
 from .metadata import DISCOVERY_CHECKS, check_discovery, check_tool_metadata, frame_of
+from .pageerrors import (
+    FRAMES_WITHOUT_TOOLS_JS,
+    WATCH_REGISTRATIONS_JS,
+    Attempt,
+    PageError,
+    check_page_errors,
+)
 from .reports import CheckReport, PageResult
 from .safety import check_result, check_tool_safety
 
@@ -53,6 +61,8 @@ _MAX_LINKS = 2_000
 _MAX_URL = 2_048
 _MAX_SCREENSHOT = 2_000_000  # bytes; a larger screenshot is dropped
 _MAX_FORMS = 200
+_MAX_ERRORS = 500  # uncaught page errors kept per page
+_MAX_EXPLORED = 200  # tools known on a page at most, those found by exploring included
 _MAX_HANGS = 3  # tools that did not answer before the rest of a page is skipped
 _SETTLE_CAP = 2.0  # seconds at most spent waiting for the tool list to stop changing
 # Static checks run on the event loop, a few tools at a time: in a thread they would hold the GIL
@@ -78,6 +88,8 @@ _PROBE_JS = """() => {
   }
   return {
     modelContext: safe(() => !!document.modelContext, false),
+    api: safe(() => typeof window.ModelContext === "function", false),
+    scripts: safe(() => document.scripts.length, 0),
     secure: safe(() => window.isSecureContext === true, false),
     title: safe(() => String(document.title || "").slice(0, 300), ""),
     links,
@@ -125,6 +137,8 @@ class CheckOptions:
     backend: BackendChoice = "auto"
     screenshots: bool = False  # PNG of each page, for the HTML report
     settle: float = 0.2  # seconds the tool list must stay unchanged after the page loads
+    allow_no_tools: bool = False  # a page the user gave may have no tools (else: an error)
+    explore: int = 1  # tools a call makes appear are checked too, this many calls deep
     viewport: tuple[int, int] = (1024, 720)
 
     @property
@@ -245,6 +259,9 @@ class _Visit:
     links: list[str] = field(default_factory=list)
     hangs: int = 0
     script_free: bool = False  # the page has no <script>: its forms are all the browser's
+    errors: list[PageError] = field(default_factory=list)  # uncaught, in any frame
+    during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
+    led_by: dict[tuple[str, str], str] = field(default_factory=dict)  # explored tool -> call
     reported: set[tuple[str, str]] = field(default_factory=set)
 
 
@@ -383,6 +400,7 @@ class Checker:
         visit = _Visit(url, depth, seed, Collector(url), PageResult(url=url, calls=[]))
         try:
             await self._check_page(visit)
+            await self._check_errors(visit)
         except (Exception, asyncio.CancelledError) as exc:  # trouble must not end the run
             if isinstance(exc, asyncio.CancelledError) and _cancelled_from_outside():
                 raise
@@ -443,8 +461,16 @@ class Checker:
                 "document.modelContext and agents cannot see its tools. Serve it over https (or "
                 "http on localhost while developing).",
             )
+        visit.script_free = probe["scripts"] == 0
         if not has_context and not tools:
-            if secure:
+            if secure and not probe["api"]:
+                col.add(
+                    "discovery.model-context",
+                    "This browser has no WebMCP (no ModelContext interface: the WebMCP feature "
+                    "flag is off), so the page cannot register tools. Run Chromium 146+ with "
+                    "--enable-features=WebMCP, or load a polyfill before your tool scripts.",
+                )
+            elif secure:
                 col.add(
                     "discovery.model-context",
                     "document.modelContext is not there, so the page cannot register tools. Use a "
@@ -456,7 +482,21 @@ class Checker:
             for check_id in DISCOVERY_CHECKS:
                 col.skip(check_id, "no document.modelContext")
             return
-        check_discovery(tools, page=visit.url, out=col, expect_tools=visit.seed)
+        crashed = [e for e in visit.errors if e.during is None]
+        why = None
+        if crashed:
+            first = crashed[0]
+            why = (
+                f"its script threw while loading ({excerpt(f'{first.name}: {first.message}', 120)})"
+                ", which may have stopped it before it registered them"
+            )
+        check_discovery(
+            tools,
+            page=visit.url,
+            out=col,
+            expect_tools=visit.seed and not self.options.allow_no_tools,
+            why_none=why,
+        )
         if not tools:
             return
         static = Collector(visit.url)
@@ -478,6 +518,25 @@ class Checker:
         col.extend(static)
         col.extend(forms)
         await self._check_behaviour(visit, tools)
+
+    async def _check_errors(self, visit: _Visit) -> None:
+        """The page's uncaught errors (load and calls) and refused registrations as findings."""
+        page, attempts, without = visit.page, [], []
+        if page is not None and not page.is_closed():
+            for frame in page.frames[:50]:
+                found = await _bounded(
+                    frame.evaluate("() => window.__webmcpCheckAttempts || []"), self.wait
+                )
+                where = None if frame == page.main_frame else frame.url
+                for item in found[:500] if isinstance(found, list) else []:
+                    attempt = Attempt.from_js(item, where)
+                    if attempt is not None:
+                        attempts.append(attempt)
+            listed = await _bounded(page.evaluate(FRAMES_WITHOUT_TOOLS_JS), self.wait)
+            without = [x for x in listed if isinstance(x, dict)] if isinstance(listed, list) else []
+        check_page_errors(
+            visit.errors, attempts, without, visit.result.tools, page=visit.url, out=visit.col
+        )
 
     # -- opening, probing, closing ---------------------------------------------------------
     async def _open(self, visit: _Visit) -> tuple[str | None, bool]:
@@ -504,6 +563,7 @@ class Checker:
         visit.context = context
         context.set_default_timeout(options.page_timeout * 1000)
         await context.add_init_script(_COUNT_NAVIGATIONS_JS)
+        await context.add_init_script(WATCH_REGISTRATIONS_JS)
         if self.prepare_context is not None:
             await self.prepare_context(context)
         page = await context.new_page()
@@ -516,6 +576,23 @@ class Checker:
                     visit.moved.set()
 
         page.on("request", requested)
+
+        def thrown(error: Any) -> None:  # uncaught, in any frame (out-of-process ones too)
+            if len(visit.errors) >= _MAX_ERRORS:
+                return
+            with contextlib.suppress(Exception):
+                during, tool = visit.during or (None, None)
+                visit.errors.append(
+                    PageError(
+                        str(getattr(error, "name", "") or "Error")[:100],
+                        str(getattr(error, "message", "") or error)[:2_000],
+                        str(getattr(error, "stack", "") or "")[:4_000],
+                        during,
+                        tool,
+                    )
+                )
+
+        page.on("pageerror", thrown)
         visit.session = await WebMCPSession.attach(
             page, timeout=options.page_timeout, backend=options.backend
         )
@@ -590,6 +667,8 @@ class Checker:
         links = raw.get("links")
         return {
             "modelContext": raw.get("modelContext") is True,
+            "api": raw.get("api") is True,
+            "scripts": raw.get("scripts") if isinstance(raw.get("scripts"), int) else 1,
             "secure": raw.get("secure") is True,
             "title": str(raw.get("title") or "")[:300],
             "links": [x for x in links if isinstance(x, str)][:_MAX_LINKS]
@@ -682,7 +761,12 @@ class Checker:
         col = visit.col
         called = 0
         stop: str | None = None
-        for index, tool in enumerate(tools):
+        queue = [(tool, 0) for tool in tools]
+        known = {(t.frame_id, t.name) for t in tools}
+        index = 0
+        while index < len(queue):
+            tool, depth = queue[index]
+            index += 1
             if index % _CHUNK == _CHUNK - 1:
                 await asyncio.sleep(0)
             frame = frame_of(tool, visit.url)
@@ -704,9 +788,34 @@ class Checker:
                     col.skip(check_id, str(gone), tool.name, frame)
             if stop is None and visit.hangs >= _MAX_HANGS:
                 stop = f"{visit.hangs} tools did not answer; the rest were not called"
+            if stop is None and depth < self.options.explore and len(known) < _MAX_EXPLORED:
+                for found in await self._new_tools(visit, tool, known):
+                    queue.append((found, depth + 1))
         # A navigation the last call set off after answering (it never meets a next call).
         if called and stop is None and visit.last_call and await self._navigated_late(visit):
             await self._late_navigation(visit, reload=False)
+
+    async def _new_tools(
+        self, visit: _Visit, after: Tool, known: set[tuple[str, str]]
+    ) -> list[Tool]:
+        """Tools that appeared after calling `after` (explore): statically checked, each finding
+        saying which call led to it; returned to be called in turn."""
+        listed = await self._tools(visit) if visit.session is not None else None
+        fresh = [t for t in listed or [] if (t.frame_id, t.name) not in known]
+        fresh = fresh[: max(0, _MAX_EXPLORED - len(known))]
+        if not fresh:
+            return []
+        record = visit.last_call[1] if visit.last_call is not None else None
+        led_by = f"call #{record.id} of {excerpt(after.name, 60)}" if record else after.name
+        static = Collector(visit.url)
+        for tool in fresh:
+            known.add((tool.frame_id, tool.name))
+            visit.led_by[(tool.name, frame_of(tool, visit.url) or "")] = led_by
+            check_tool_metadata(tool, page=visit.url, out=static)
+            check_tool_safety(tool, page=visit.url, out=static)
+        self._keep_new(visit, static)
+        visit.result.tools = [*visit.result.tools, *fresh]
+        return fresh
 
     async def _navigated_late(self, visit: _Visit) -> bool:
         """Whether the page started a new document since the last call ended (bounded)."""
@@ -787,15 +896,24 @@ class Checker:
             return None
         before = visit.navigations
         count = len(session.records)
-        await _bounded(
-            session.call(tool.name, args, timeout=limit, frame=where, validate=validate),
-            limit + 10,
-        )
-        if len(session.records) <= count:
-            return None
-        record = session.records[-1]
-        record.id = next(self._ids)
-        await _bounded(session.tools(), self.wait)  # a navigation the call began shows by now
+        first_error = len(visit.errors)
+        visit.during = (f"a call of {excerpt(tool.name, 60)}", tool.name)
+        try:
+            await _bounded(
+                session.call(tool.name, args, timeout=limit, frame=where, validate=validate),
+                limit + 10,
+            )
+            if len(session.records) <= count:
+                return None
+            record = session.records[-1]
+            record.id = next(self._ids)
+            await _bounded(session.tools(), self.wait)  # a navigation the call began shows by now
+            during = f"call #{record.id} of {excerpt(tool.name, 60)}"
+            visit.errors[first_error:] = [
+                dataclasses.replace(e, during=during) for e in visit.errors[first_error:]
+            ]
+        finally:
+            visit.during = None
         if visit.navigations != before:
             record.event("pageNavigated", count=visit.navigations - before)
         visit.last_call = (tool, record)
@@ -885,9 +1003,17 @@ class Checker:
         fresh = []
         for finding in judged.findings:
             key = (finding.check, (finding.tool or "") + "\x00" + (finding.frame or ""))
-            if key not in visit.reported:
-                visit.reported.add(key)
-                fresh.append(finding)
+            if key in visit.reported:
+                continue
+            visit.reported.add(key)
+            led_by = visit.led_by.get((finding.tool or "", finding.frame or ""))
+            if led_by is not None:
+                finding = dataclasses.replace(
+                    finding,
+                    message=f"{finding.message} (This tool appeared after {led_by}.)",
+                    detail={**finding.detail, "after": led_by},
+                )
+            fresh.append(finding)
         judged.findings[:] = fresh
         visit.col.extend(judged)
 

@@ -24,9 +24,9 @@ from click.testing import CliRunner, Result
 
 from webmcp_harness.browser import find_browser, launch
 from webmcp_harness.cli import main
+from webmcp_harness.conformance.behaviour import result_problem
 from webmcp_harness.conformance.findings import CHECKS, Finding, Severity
 from webmcp_harness.conformance.reports import CheckReport, to_json, write_html, write_junit
-from webmcp_harness.conformance.behaviour import result_problem
 from webmcp_harness.conformance.runner import CheckOptions, check_urls, normalise_url
 from webmcp_harness.errors import BrowserNotFoundError
 

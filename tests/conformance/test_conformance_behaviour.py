@@ -117,7 +117,7 @@ def test_valid_input_refused_as_invalid_is_an_error_and_a_coded_failure_info() -
         tool_error("failed", "db down"),
         code="failed",
         status="Error",
-        exception={"name": "Error", "message": "db down"},
+        exception={"name": "Error", "code": "failed", "message": "db down"},
     )
     found = check_call(failed, tool(), page=PAGE, purpose="valid")
     assert checks_of(found) == ["behaviour.accepts-valid-input"]
@@ -244,8 +244,8 @@ EXPECTED = {
     "strict_echo": [],
     "lenient_echo": ["behaviour.rejects-invalid-input"],
     "picky": ["behaviour.accepts-valid-input"],
-    # fails on everything: a warning for the valid call, and no code either time
-    "uncoded": ["behaviour.accepts-valid-input", "behaviour.error-coded", "behaviour.error-coded"],
+    # fails on everything, with no code either time (the missing code is the finding)
+    "uncoded": ["behaviour.error-coded", "behaviour.error-coded"],
     "wanderer": ["behaviour.no-navigation"],
 }
 

@@ -375,7 +375,7 @@ def check_call(
             f"it threw {excerpt(said, 160)}. A {bug} is a bug in the tool's code: fix it, or "
             "make the schema say what the tool really needs.",
         )
-    elif purpose == "valid" and record.code == ToolErrorCode.FAILED.value and said:
+    elif purpose == "valid" and page_error and page_code == ToolErrorCode.FAILED.value and said:
         add(
             "behaviour.accepts-valid-input",
             f"{shown} failed on input that fits its inputSchema (call #{record.id}: {given}): "

@@ -40,6 +40,7 @@ BEHAVIOUR_CHECKS = (
     "behaviour.error-coded",
     "behaviour.failure-flagged",
     "behaviour.no-navigation",
+    "behaviour.form-result-data",
 )
 # Thrown errors that are bugs in the tool's code, not answers about the input.
 BUG_ERRORS = frozenset({"TypeError", "ReferenceError", "SyntaxError", "RangeError"})
@@ -269,8 +270,7 @@ def check_call(
         "behaviour.error-coded",
         "behaviour.failure-flagged",
     ]
-    if not declarative:
-        ran.append("behaviour.no-navigation")
+    ran.append("behaviour.form-result-data" if declarative else "behaviour.no-navigation")
     if purpose == "valid":
         ran.append("behaviour.accepts-valid-input")
     elif purpose == "invalid":
@@ -360,6 +360,14 @@ def check_call(
                 "not as an error, so an agent takes it for success. Return "
                 "{content: [...], isError: true} with Error [code]: text, or throw.",
             )
+    if declarative and report.status == "Completed" and normalise_output(report.output) == []:
+        add(
+            "behaviour.form-result-data",
+            f"The form {shown} submitted (call #{record.id}) to a page that carries no JSON-LD, "
+            "so the agent got [] back and cannot tell what happened. Put the result on the "
+            'next page as <script type="application/ld+json">, or answer with '
+            "event.respondWith().",
+        )
     if purpose == "valid" and record.code == ToolErrorCode.INVALID_INPUT.value:
         add(
             "behaviour.accepts-valid-input",

@@ -266,6 +266,12 @@ _register(
     SEED_RESULTS,
 )
 _register("behaviour.no-navigation", E, "An imperative call does not navigate", SEED_RESULTS)
+_register(
+    "behaviour.form-result-data",
+    W,
+    "A form that submits to another page finds JSON-LD there for the agent",
+    DECLARATIVE,
+)
 
 # Declarative forms: the browser's synthesised schema against the form's controls.
 _register(
@@ -428,6 +434,15 @@ class Collector:
         if key not in self._seen:
             self._seen.add(key)
             self.targets.append(Target(check_id, self.page, tool, frame or None, reason))
+
+    def skip_instead(self, check_ids: Iterable[str], reason: str) -> None:
+        """Note that page checks did not run, and why, even if they were noted as run."""
+        drop = set(check_ids)
+        self.targets[:] = [t for t in self.targets if t.check not in drop or t.tool is not None]
+        self._seen = {k for k in self._seen if k[0] not in drop or k[2] is not None}
+        self.findings[:] = [f for f in self.findings if f.check not in drop or f.tool is not None]
+        for check_id in check_ids:
+            self.skip(check_id, reason)
 
     def add(
         self,

@@ -86,6 +86,20 @@ _PROBE_JS = """() => {
     const href = safe(() => new URL(a.getAttribute("href"), document.baseURI).href, null);
     if (typeof href === "string") links.push(href.slice(0, MAX_URL));
   }
+  // GET forms lead to pages too: their action, with the values the form holds now.
+  const forms = safe(() => Array.prototype.slice.call(document.forms, 0, 200), []);
+  for (const f of forms) {
+    const href = safe(() => {
+      if ((f.getAttribute("method") || "get").toLowerCase() !== "get") return null;
+      const target = new URL(f.getAttribute("action") || document.URL, document.baseURI);
+      const query = new URLSearchParams();
+      for (const [k, v] of new FormData(f)) if (typeof v === "string") query.append(k, v);
+      target.search = query.toString();
+      target.hash = "";
+      return target.href;
+    }, null);
+    if (typeof href === "string") links.push(href.slice(0, MAX_URL));
+  }
   return {
     modelContext: safe(() => !!document.modelContext, false),
     api: safe(() => typeof window.ModelContext === "function", false),
@@ -168,12 +182,15 @@ ProgressCallback = Callable[[Progress], None]
 ContextHook = Callable[["BrowserContext"], Awaitable[None]]
 
 
-def normalise_url(url: str) -> str:
-    """url without its fragment, with an empty path written as "/" (for deduplicating pages)."""
-    bare, _ = urldefrag(url.strip())
+def normalise_url(url: str, *, keep_fragment: bool = False) -> str:
+    """url as a page key: an empty path written as "/", and without its fragment unless the
+    fragment is a route (`#/…`, `#!…`: a single-page app's page) or keep_fragment is set."""
+    bare, fragment = urldefrag(url.strip())
     parts = urlsplit(bare)
     if not parts.path and parts.netloc:
         bare = parts._replace(path="/").geturl()
+    if fragment and (keep_fragment or fragment[:1] in ("/", "!")):
+        bare += "#" + fragment
     return bare
 
 
@@ -332,7 +349,7 @@ class Checker:
         return report
 
     def _enqueue(self, url: str, depth: int, *, seed: bool = False) -> None:
-        key = normalise_url(url)
+        key = normalise_url(url, keep_fragment=seed)
         if key in self._seen:
             return
         parts = urlsplit(key)
@@ -430,6 +447,15 @@ class Checker:
             for check_id in (*_PAGE_CHECKS[1:], *DISCOVERY_CHECKS):
                 col.skip(check_id, "the page did not load")
             return
+        landed = visit.page.url if visit.page is not None else visit.url
+        if _origin(landed) != _origin(visit.url):
+            why = (
+                f"the page went to another origin ({excerpt(landed, 120)}): only "
+                f"{_origin(visit.url)[0]}://{_origin(visit.url)[1]} is checked"
+            )
+            visit.result.error = f"skipped: {why}"
+            col.skip_instead((*_PAGE_CHECKS, *DISCOVERY_CHECKS), why)
+            return
         probe = await self._probe(visit)
         if probe is None:
             col.findings[:] = [f for f in col.findings if f.check != "discovery.page-load"]
@@ -483,10 +509,10 @@ class Checker:
                 col.skip(check_id, "no document.modelContext")
             return
         crashed = [e for e in visit.errors if e.during is None]
-        why = None
+        why_none = None
         if crashed:
             first = crashed[0]
-            why = (
+            why_none = (
                 f"its script threw while loading ({excerpt(f'{first.name}: {first.message}', 120)})"
                 ", which may have stopped it before it registered them"
             )
@@ -495,7 +521,7 @@ class Checker:
             page=visit.url,
             out=col,
             expect_tools=visit.seed and not self.options.allow_no_tools,
-            why_none=why,
+            why_none=why_none,
         )
         if not tools:
             return
@@ -916,6 +942,9 @@ class Checker:
             visit.during = None
         if visit.navigations != before:
             record.event("pageNavigated", count=visit.navigations - before)
+            landed = visit.page.url if visit.page is not None else ""
+            if tool.declarative and landed and len(visit.links) < _MAX_LINKS:
+                visit.links.append(landed)  # a form's result page: the crawl goes there too
         visit.last_call = (tool, record)
         return record
 

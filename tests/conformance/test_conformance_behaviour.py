@@ -51,7 +51,8 @@ def test_a_good_call_has_no_findings_and_records_what_ran() -> None:
         check_call(record(output={"items": []}), tool(), page=PAGE, purpose="valid", out=out) == []
     )
     assert {t.check for t in out.targets} == set(BEHAVIOUR_CHECKS) - {
-        "behaviour.rejects-invalid-input"
+        "behaviour.rejects-invalid-input",
+        "behaviour.form-result-data",  # (for declarative forms only)
     }
 
 
@@ -196,6 +197,15 @@ def test_error_coded_quotes_only_what_the_page_said_never_the_harness() -> None:
     assert checks_of(found) == ["behaviour.error-coded"]
     assert "backend said no" in found[0].message
     assert "Error [interrupted]" not in found[0].message
+
+
+def test_a_form_whose_next_page_has_no_json_ld_is_a_warning() -> None:
+    submitted = record(OK, output=[], events=("navigated",))
+    found = check_call(submitted, tool(True), page=PAGE, purpose="valid")
+    assert checks_of(found) == ["behaviour.form-result-data"]
+    assert found[0].severity is Severity.WARNING
+    described = record(OK, output=[{"@type": "ItemList"}], events=("navigated",))
+    assert check_call(described, tool(True), page=PAGE, purpose="valid") == []
 
 
 def test_a_script_free_form_accepting_coerced_input_is_info_only() -> None:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 __all__ = [
     "CHECKS",
+    "CODES_DOC",
     "SPEC_URL",
     "Check",
     "Collector",
@@ -17,14 +18,16 @@ __all__ = [
     "Severity",
     "Target",
     "checks",
+    "codes",
     "excerpt",
     "get_check",
     "spec",
 ]
 
 SPEC_URL = "https://webmachinelearning.github.io/webmcp/"
-SEED_RESULTS = "seeds/000_38d55e6988d2c2e9.txt"
-SEED_HELPERS = "seeds/001_8cb810bb83784686.txt"
+# This project's page on the checks and the error codes (docs/codes.md; one anchor per check).
+# The lead may point it at the published docs once they have a public address.
+CODES_DOC = "docs/codes.md"
 # The spec's declarative section points to the explainer (toolparamdescription, toolautosubmit).
 DECLARATIVE = f"{SPEC_URL}#declarative-api"
 
@@ -34,6 +37,11 @@ Scope = Literal["page", "tool"]
 def spec(anchor: str) -> str:
     """The URL of a section of the WebMCP spec."""
     return f"{SPEC_URL}#{anchor}"
+
+
+def codes(check_id: str) -> str:
+    """Where docs/codes.md explains a check (its id, dots as dashes, is the anchor)."""
+    return f"{CODES_DOC}#{check_id.replace('.', '-')}"
 
 
 def excerpt(text: str, limit: int = 80) -> str:
@@ -144,14 +152,14 @@ _register(
     "discovery.registration-refused",
     E,
     "The browser accepts every registerTool call",
-    spec("dom-modelcontext-registertool"),
+    spec("model-context-container"),
     scope="page",
 )
 _register(
     "discovery.permissions-policy",
     E,
     'Frames that register tools are allowed to (allow="tools")',
-    spec("permissions-policy-integration"),
+    spec("permissions-policy"),
     scope="page",
 )
 
@@ -245,27 +253,41 @@ _register(
     "safety.code-execution",
     E,
     "No tool runs code it is given (eval, run JavaScript)",
-    spec("security-privacy"),
+    spec("tool-implementation-targets"),
 )
 
 # Behaviour: judged from the records of calls the runner made.
-_register("behaviour.answers", E, "Answers within the timeout", SEED_RESULTS)
-_register("behaviour.valid-result", E, "Returns a valid MCP tool result", SEED_HELPERS)
-_register("behaviour.accepts-valid-input", E, "Accepts schema-valid input", SEED_RESULTS)
+_register("behaviour.answers", E, "Answers within the timeout", codes("behaviour.answers"))
+_register(
+    "behaviour.valid-result", E, "Returns a valid MCP tool result", codes("behaviour.valid-result")
+)
+_register(
+    "behaviour.accepts-valid-input",
+    E,
+    "Accepts schema-valid input",
+    codes("behaviour.accepts-valid-input"),
+)
 _register(
     "behaviour.rejects-invalid-input",
     W,
     "Rejects schema-invalid input with invalid_input or an error",
-    SEED_RESULTS,
+    codes("behaviour.rejects-invalid-input"),
 )
-_register("behaviour.error-coded", W, "Error results carry a known code", SEED_RESULTS)
+_register(
+    "behaviour.error-coded", W, "Error results carry a known code", codes("behaviour.error-coded")
+)
 _register(
     "behaviour.failure-flagged",
     W,
     "A result that reads as a failure is marked isError",
-    SEED_RESULTS,
+    codes("behaviour.failure-flagged"),
 )
-_register("behaviour.no-navigation", E, "An imperative call does not navigate", SEED_RESULTS)
+_register(
+    "behaviour.no-navigation",
+    E,
+    "An imperative call does not navigate",
+    codes("behaviour.no-navigation"),
+)
 _register(
     "behaviour.form-result-data",
     W,

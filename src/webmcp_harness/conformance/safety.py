@@ -18,6 +18,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..records import CallRecord, Tool
 from .findings import Collector, Finding, Severity, excerpt
@@ -527,6 +528,26 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
     return col.findings
 
 
+_URL = re.compile(r"https?://[^\s\"'<>()]+", re.IGNORECASE)
+
+
+def _origin_of(url: str) -> tuple[str, str] | None:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def _without_own_links(text: str, page: str) -> str:
+    """text with the page's own-origin URLs written as "(link)": sharing a link to the site
+    itself sends nothing elsewhere."""
+    own = _origin_of(page)
+    if own is None or "://" not in text:
+        return text
+    return _URL.sub(lambda m: "(link)" if _origin_of(m.group(0)) == own else m.group(0), text)
+
+
 def runs_code(tool: Tool) -> str | None:
     """Why the tool looks like it runs code it is given (eval, "run JavaScript", a code or
     script parameter that is code), or None."""
@@ -592,7 +613,7 @@ def check_result(
         if out is not None:
             out.extend(col)
         return col.findings
-    text = _result_text(record.result)
+    text = _without_own_links(_result_text(record.result), page)
     matches = [m for m in find_injections(text, "result") if m.pattern != "html-comment"]
     _chars, smuggled = find_hidden_characters(text)
     if smuggled:

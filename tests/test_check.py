@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import xmlschema
 from click.testing import CliRunner, Result
 
 from webmcp_harness.browser import find_browser, launch
@@ -34,6 +35,13 @@ T = TypeVar("T")
 PAGES = Path(__file__).parent / "pages"
 DEFECTS = PAGES / "defects"
 INSECURE = "http://insecure.test/insecure.html"
+JUNIT_XSD = Path(__file__).parent / "conformance" / "schemas" / "junit.xsd"
+
+
+def junit_problems(path: Path) -> list[str]:
+    """What a real XSD validator says is wrong with a JUnit file (the common JUnit schema)."""
+    schema = xmlschema.XMLSchema(str(JUNIT_XSD))
+    return [str(e.reason or e) for e in schema.iter_errors(str(path))]
 
 Expected = set[tuple[str, str | None]]
 
@@ -531,6 +539,7 @@ def test_the_junit_report_has_a_case_per_check_and_target(runs: Runs, tmp_path: 
     report = runs.reports["main"]
     path = tmp_path / "junit.xml"
     write_junit(report, path)
+    assert junit_problems(path) == []
     root = ET.parse(path).getroot()
     cases = root.findall("./testsuite/testcase")
     assert len(cases) == len(report.testcases())
@@ -588,6 +597,7 @@ def test_the_cli_writes_every_report_and_strict_fails_on_a_warning(
     assert [f["check"] for f in data["findings"]] == ["metadata.description-useful"]
     assert data["summary"]["strict"] is True
     assert "metadata.description-useful" in result.stderr  # the summary, on stderr
+    assert junit_problems(junit) == []
     failures = ET.parse(junit).getroot().findall(".//failure")
     assert [f.get("type") for f in failures] == ["warning"]
     assert 'src="data:image/png;base64,' in html.read_text(encoding="utf-8")

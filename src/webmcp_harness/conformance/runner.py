@@ -778,9 +778,9 @@ class Checker:
     def _why_not_called(self, tool: Tool) -> str | None:
         mode = self.options.call
         if mode == "none":
-            return "tools are not called (--call none)"
+            return "tools are not called (--call none); use --call readonly or all to call them"
         if mode == "readonly" and not tool.read_only:
-            return "not marked readOnlyHint: called only with --call all"
+            return "not marked readOnlyHint; use --call all to call them"
         return None
 
     async def _check_behaviour(self, visit: _Visit, tools: list[Tool]) -> None:

@@ -275,6 +275,7 @@ class _Visit:
     records: list[CallRecord] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     hangs: int = 0
+    followed: int = 0  # links already handed to the crawl
     script_free: bool = False  # the page has no <script>: its forms are all the browser's
     errors: list[PageError] = field(default_factory=list)  # uncaught, in any frame
     during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
@@ -374,11 +375,7 @@ class Checker:
                 self._progress("start", url)
                 visit = await self.check_page(url, depth=depth, seed=seed)
                 self._done[url] = visit
-                if depth < self.options.crawl:
-                    origin = _origin(url)
-                    for link in visit.links:
-                        if _is_page_link(link, origin):
-                            self._enqueue(link, depth + 1)
+                self._follow(visit)  # the links found since the probe (a form's result page)
                 self._progress("done", url, visit)
             except asyncio.CancelledError:
                 if _cancelled_from_outside():
@@ -387,6 +384,17 @@ class Checker:
                 pass
             finally:
                 self._queue.task_done()
+
+    def _follow(self, visit: _Visit) -> None:
+        """Queue the same-origin pages visit links to (as soon as they are known, so the next
+        crawl level loads while this page's tools are still being called)."""
+        if visit.depth >= self.options.crawl or self._queue is None:
+            return
+        origin = _origin(visit.url)
+        for link in visit.links[visit.followed :]:
+            if _is_page_link(link, origin):
+                self._enqueue(link, visit.depth + 1)
+        visit.followed = len(visit.links)
 
     def _progress(
         self, event: Literal["start", "done"], url: str, visit: _Visit | None = None
@@ -468,6 +476,7 @@ class Checker:
             return
         visit.result.title = probe["title"]
         visit.links = probe["links"]
+        self._follow(visit)
         await self._screenshot(visit)
         assert visit.session is not None
         listed = await self._tools(visit)

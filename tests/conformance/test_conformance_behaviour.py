@@ -208,6 +208,34 @@ def test_a_form_whose_next_page_has_no_json_ld_is_a_warning() -> None:
     assert check_call(described, tool(True), page=PAGE, purpose="valid") == []
 
 
+@pytest.mark.parametrize("order", ["answer first", "removal first"])
+def test_a_tool_removed_mid_call_is_judged_on_the_page_answer_whichever_came_first(
+    order: str,
+) -> None:
+    # A React-style re-render unregisters and registers the tool during its own call. The
+    # session codes the call interrupted either way; the page's answer is what is judged.
+    events = ("toolRemoved", "toolsAdded")
+    accepted = record(
+        tool_error("interrupted", "search was removed or replaced during the call"),
+        code="interrupted",
+        output={"ok": True},
+        events=events if order == "answer first" else events[::-1],
+    )
+    found = check_call(accepted, tool(), page=PAGE, purpose="invalid")
+    assert checks_of(found) == ["behaviour.rejects-invalid-input"]
+    failed = record(
+        tool_error("interrupted", "removed"),
+        code="interrupted",
+        output="Error [failed]: no flights that day.",
+        events=events,
+    )
+    found = check_call(failed, tool(), page=PAGE, purpose="valid")
+    assert [(f.check, f.severity) for f in found] == [
+        ("behaviour.accepts-valid-input", Severity.INFO)
+    ]
+    assert "Error [interrupted]" not in found[0].message
+
+
 def test_a_script_free_form_accepting_coerced_input_is_info_only() -> None:
     accepted = record(output={"ok": True})
     found = check_call(accepted, tool(True), page=PAGE, purpose="invalid", script_free=True)

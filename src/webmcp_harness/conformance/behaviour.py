@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from ..coding import normalise_output
+from ..coding import code_report, normalise_output
 from ..errors import ToolErrorCode
 from ..records import CallRecord, Tool
 from ..results import is_error_text, tool_error_code
@@ -298,6 +298,12 @@ def check_call(
         kind = f"schema-invalid input ({reason})" if reason else "schema-invalid input"
     events = {e.type for e in record.events}
     report = record.browser
+    code = record.code
+    if code == ToolErrorCode.INTERRUPTED.value and "toolRemoved" in events and report.status:
+        # The tool was removed (and registered again, say on a re-render) during the call, and
+        # the page answered all the same: judge the answer, whichever reached us first.
+        found_code = tool_error_code(code_report(report))
+        code = found_code.value if found_code is not None else None
 
     if events & _GONE:
         add(
@@ -306,8 +312,8 @@ def check_call(
             "must not take the page down: look for runaway memory use or recursion.",
         )
         return done()
-    hung = record.code == ToolErrorCode.TIMEOUT.value and ("timeout" in events or not report.status)
-    if hung or (record.pending and record.code != ToolErrorCode.NEEDS_USER.value):
+    hung = code == ToolErrorCode.TIMEOUT.value and ("timeout" in events or not report.status)
+    if hung or (record.pending and code != ToolErrorCode.NEEDS_USER.value):
         within = f"within {timeout:g} s " if timeout is not None else "in time "
         add(
             "behaviour.answers",
@@ -351,7 +357,7 @@ def check_call(
             "needs_user, unavailable, failed, ...) or throw an error whose code is one of them, "
             "so agents know what to do next.",
         )
-    if report.status == "Completed" and record.code is None:
+    if report.status == "Completed" and code is None:
         why = reads_as_failure(report.output)
         if why is not None:
             add(
@@ -368,7 +374,7 @@ def check_call(
             'next page as <script type="application/ld+json">, or answer with '
             "event.respondWith().",
         )
-    if purpose == "valid" and record.code == ToolErrorCode.INVALID_INPUT.value:
+    if purpose == "valid" and code == ToolErrorCode.INVALID_INPUT.value:
         add(
             "behaviour.accepts-valid-input",
             f"{shown} rejected input that its inputSchema allows (call #{record.id}: {given}; "
@@ -391,7 +397,7 @@ def check_call(
             "the input itself was the problem, say so in the schema.",
             Severity.INFO,
         )
-    if purpose == "invalid" and record.code is None and report.status == "Completed":
+    if purpose == "invalid" and code is None and report.status == "Completed":
         add(
             "behaviour.rejects-invalid-input",
             f"{shown} accepted input its inputSchema forbids ({kind}: call #{record.id}, "

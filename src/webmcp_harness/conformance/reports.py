@@ -634,7 +634,9 @@ def _summary_renderables(report: CheckReport, strict: bool, limit: int) -> list[
     shown.append(verdict)
     if not report.options.get("screenshots"):
         shown.append(
-            Text("Every check, page and call, with screenshots: add --html report.html", style="dim")
+            Text(
+                "Every check, page and call, with screenshots: add --html report.html", style="dim"
+            )
         )
     return shown
 

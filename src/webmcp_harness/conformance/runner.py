@@ -62,6 +62,7 @@ _MAX_URL = 2_048
 _MAX_SCREENSHOT = 2_000_000  # bytes; a larger screenshot is dropped
 _MAX_FORMS = 200
 _MAX_ERRORS = 500  # uncaught page errors kept per page
+_LATE_ANSWER_WAIT = 3.0  # seconds to wait for the answer of a tool removed mid-call
 _MAX_EXPLORED = 200  # tools known on a page at most, those found by exploring included
 _MAX_HANGS = 3  # tools that did not answer before the rest of a page is skipped
 _SETTLE_CAP = 2.0  # seconds at most spent waiting for the tool list to stop changing
@@ -942,6 +943,7 @@ class Checker:
                 return None
             record = session.records[-1]
             record.id = next(self._ids)
+            await self._late_answer(record)
             await _bounded(session.tools(), self.wait)  # a navigation the call began shows by now
             during = f"call #{record.id} of {excerpt(tool.name, 60)}"
             visit.errors[first_error:] = [
@@ -956,6 +958,18 @@ class Checker:
                 visit.links.append(landed)  # a form's result page: the crawl goes there too
         visit.last_call = (tool, record)
         return record
+
+    async def _late_answer(self, record: CallRecord) -> None:
+        """For a call whose tool was removed mid-call (a re-render that registers it again):
+        wait, bounded, for the page's answer, so the verdict does not depend on which of the
+        two reached the checker first."""
+        if record.browser.status is not None or not any(
+            e.type == "toolRemoved" for e in record.events
+        ):
+            return
+        deadline = time.monotonic() + min(self.options.timeout, _LATE_ANSWER_WAIT)
+        while record.browser.status is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)  # the session's own callback fills the record
 
     async def _restore(self, visit: _Visit, record: CallRecord) -> None:
         """Bring the page back to its first state if a call crashed, hung or moved it."""

@@ -345,7 +345,7 @@ def test_an_invalid_name_from_a_lenient_polyfill_is_reported(runs: Runs, pages_u
 def test_every_check_is_exercised_by_a_defect_page() -> None:
     exercised = {
         check
-        for table in (EXPECTED, SLOW, INPAGE, OTHERS)
+        for table in (EXPECTED, SLOW, INPAGE, OTHERS, CRAWL3)
         for expected in table.values()
         for check, _ in expected
     }
@@ -368,7 +368,7 @@ def test_findings_carry_the_registered_severity_a_rule_and_an_actionable_message
     assert by_check["behaviour.answers"].severity is Severity.ERROR
     assert by_check["safety.readonly-consequential"].severity is Severity.ERROR  # "delete"
     for finding in report.findings:
-        assert finding.rule.startswith(("https://", "seeds/", "design/"))
+        assert finding.rule.startswith(("https://webmachinelearning.github.io/", "docs/codes.md#"))
         assert len(finding.message) > 40
 
 

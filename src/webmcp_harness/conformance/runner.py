@@ -942,8 +942,8 @@ class Checker:
             if len(session.records) <= count:
                 return None
             record = session.records[-1]
+            await self._late_answer(session, record)  # (before the id changes: it is the key)
             record.id = next(self._ids)
-            await self._late_answer(record)
             await _bounded(session.tools(), self.wait)  # a navigation the call began shows by now
             during = f"call #{record.id} of {excerpt(tool.name, 60)}"
             visit.errors[first_error:] = [
@@ -959,7 +959,7 @@ class Checker:
         visit.last_call = (tool, record)
         return record
 
-    async def _late_answer(self, record: CallRecord) -> None:
+    async def _late_answer(self, session: WebMCPSession, record: CallRecord) -> None:
         """For a call whose tool was removed mid-call (a re-render that registers it again):
         wait, bounded, for the page's answer, so the verdict does not depend on which of the
         two reached the checker first."""
@@ -967,9 +967,8 @@ class Checker:
             e.type == "toolRemoved" for e in record.events
         ):
             return
-        deadline = time.monotonic() + min(self.options.timeout, _LATE_ANSWER_WAIT)
-        while record.browser.status is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)  # the session's own callback fills the record
+        limit = min(self.options.timeout, _LATE_ANSWER_WAIT)
+        await _bounded(session.settle(record, timeout=limit), limit + 1)
 
     async def _restore(self, visit: _Visit, record: CallRecord) -> None:
         """Bring the page back to its first state if a call crashed, hung or moved it."""

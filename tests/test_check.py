@@ -622,3 +622,41 @@ def test_bare_check_checks_the_demo_shop_quickly_and_passes() -> None:
     assert "demo shop" in result.stderr
     assert result.exit_code == 0, result.output
     assert took < 30
+
+
+def test_the_cli_judges_calls_with_the_one_judge_and_explores_new_tools(pages_url: str) -> None:
+    base = f"{pages_url}/defects/"
+    names = ["crashes-on-valid-input.html", "failure-flagged.html", "explore-game.html"]
+    result = invoke("check", *[base + n for n in names], "--timeout", "8", "--json", "-")
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    got = {
+        (f["page"].rsplit("/", 1)[1], f["check"], f["tool"], f["severity"])
+        for f in data["findings"]
+    }
+    assert got == {
+        ("crashes-on-valid-input.html", "behaviour.accepts-valid-input", "get_forecast", "error"),
+        ("failure-flagged.html", "behaviour.failure-flagged", "get_forecast", "warning"),
+        ("explore-game.html", "safety.code-execution", "eval_code", "error"),
+    }
+    explored = next(f for f in data["findings"] if f["tool"] == "eval_code")
+    assert "start_game" in explored["detail"]["after"]
+    assert "skipped: " in result.stderr or "PASSED" not in result.stderr
+    assert "--html" in result.stderr
+
+
+def test_allow_no_tools_passes_a_page_meant_to_have_none_and_explore_0_stays_on_the_first_list(
+    pages_url: str,
+) -> None:
+    base = f"{pages_url}/defects/"
+    urls = [base + "no-tools.html", base + "explore-game.html"]
+    result = invoke("check", *urls, "--allow-no-tools", "--explore", "0", "--json", "-")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(f["check"], f["severity"]) for f in data["findings"]] == [
+        ("discovery.tools-found", "info")
+    ]
+    game = next(p for p in data["pages"] if p["url"].endswith("explore-game.html"))
+    assert [t["name"] for t in game["tools"]] == ["start_game"]
+    without = invoke("check", base + "no-tools.html", "--json", "-")
+    assert without.exit_code == 1, without.output

@@ -371,3 +371,17 @@ def test_the_no_script_check_would_see_a_payload_that_ran(
     dialogs = _open_in_chromium(tab, url)
     tab.wait_for_function("window.__pwned !== undefined")
     assert dialogs == ["onerror"]
+
+
+def test_the_summary_says_why_checks_were_skipped_and_points_to_the_html_report() -> None:
+    report = build_report()
+    col = Collector(PAGE)
+    for name in ("a_tool", "b_tool", "c_tool"):
+        col.skip("behaviour.answers", "not marked readOnlyHint; use --call all to call them", name)
+    report.add(col)
+    text = render_summary(report, width=200)
+    assert "3 skipped: not marked readOnlyHint; use --call all to call them" in text
+    assert "1 skipped: not called (--call readonly)" in text
+    assert "--html" in text
+    report.options["screenshots"] = True  # an HTML report was asked for: no pointer to it
+    assert "add --html" not in render_summary(report, width=200)

@@ -93,6 +93,10 @@ EXPECTED: dict[str, Expected] = {
     "form-options-reachable.html": {("form.options-reachable", "find_flights")},
     "form-required-checkbox.html": {("form.required-checkbox", "find_flights")},
     "form-submit-button.html": {("form.submit-button", "find_flights")},
+    "form-browser-issues.html": {
+        ("form.browser-issues", "find_hotels"),
+        ("form.browser-issues", None),
+    },
     # hostile
     "hostile-many-tools.html": {("discovery.tool-count", None)},
     "hostile-huge-description.html": {("metadata.description-length", "get_forecast")},

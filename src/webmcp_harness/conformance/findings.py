@@ -327,6 +327,13 @@ _register(
     DECLARATIVE,
 )
 _register(
+    "form.browser-issues",
+    E,
+    "Chromium finds no problem in the page's tool forms (toolname, tooldescription, names)",
+    DECLARATIVE,
+    scope="page",
+)
+_register(
     "form.submit-button",
     E,
     "A form without toolautosubmit has a submit button",

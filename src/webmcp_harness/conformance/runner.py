@@ -25,7 +25,14 @@ from ..schema import validate_args
 from ..session import BackendChoice, WebMCPSession
 from .behaviour import BEHAVIOUR_CHECKS, Purpose, answered_normally, check_call
 from .findings import Collector, Severity, excerpt
-from .forms import EXTRACT_FORM_JS, FORM_CHECKS, FORM_FUNCTION_DECLARATION, check_form
+from .forms import (
+    BROWSER_ISSUE_TYPES,
+    EXTRACT_FORM_JS,
+    FORM_CHECKS,
+    FORM_FUNCTION_DECLARATION,
+    check_browser_form_issues,
+    check_form,
+)
 from .inputs import invalid_input, valid_input
 from .metadata import DISCOVERY_CHECKS, check_discovery, check_tool_metadata, frame_of
 from .pageerrors import (
@@ -105,6 +112,7 @@ _PROBE_JS = """() => {
     modelContext: safe(() => !!document.modelContext, false),
     api: safe(() => typeof window.ModelContext === "function", false),
     scripts: safe(() => document.scripts.length, 0),
+    toolForms: safe(() => document.querySelectorAll("form[toolname], form[tooldescription]").length, 0),
     secure: safe(() => window.isSecureContext === true, false),
     title: safe(() => String(document.title || "").slice(0, 300), ""),
     links,
@@ -543,6 +551,10 @@ class Checker:
                 await asyncio.sleep(0)  # let other pages' events and timers through
         forms = Collector(visit.url)
         await self._check_forms(visit, tools, forms)
+        if probe["toolForms"]:
+            check_browser_form_issues(await self._form_issues(visit), page=visit.url, out=forms)
+        else:
+            forms.skip("form.browser-issues", "no <form toolname> or <form tooldescription>")
         # A form control without a description is one problem: report it where it is fixed
         # (the control's label), not also as an undescribed schema property.
         by_form = {(f.tool, f.frame) for f in forms.findings if f.check == "form.params-described"}
@@ -705,6 +717,7 @@ class Checker:
             "modelContext": raw.get("modelContext") is True,
             "api": raw.get("api") is True,
             "scripts": raw.get("scripts") if isinstance(raw.get("scripts"), int) else 1,
+            "toolForms": raw.get("toolForms") if isinstance(raw.get("toolForms"), int) else 0,
             "secure": raw.get("secure") is True,
             "title": str(raw.get("title") or "")[:300],
             "links": [x for x in links if isinstance(x, str)][:_MAX_LINKS]
@@ -768,6 +781,35 @@ class Checker:
             check_form(
                 described, tool.input_schema, page=visit.url, tool=tool.name, frame=frame, out=out
             )
+
+    async def _form_issues(self, visit: _Visit) -> list[dict[str, Any]]:
+        """Chromium's own issues with the page's tool forms (Audits.enable replays them)."""
+        if visit.context is None or visit.page is None:
+            return []
+        cdp = await _bounded(visit.context.new_cdp_session(visit.page), self.wait)
+        if cdp is None:
+            return []
+        found: list[dict[str, Any]] = []
+
+        def added(event: dict[str, Any]) -> None:
+            details = (event.get("issue") or {}).get("details") or {}
+            generic = details.get("genericIssueDetails") or {}
+            if generic.get("errorType") in BROWSER_ISSUE_TYPES and len(found) < 200:
+                found.append(dict(generic))
+
+        try:
+            cdp.on("Audits.issueAdded", added)
+            await _bounded(cdp.send("Audits.enable"), self.wait)  # replays the issues so far
+            for issue in found:
+                node_id = issue.get("violatingNodeId")
+                if isinstance(node_id, int):
+                    reply = await _bounded(
+                        cdp.send("DOM.describeNode", {"backendNodeId": node_id}), self.wait
+                    )
+                    issue["node"] = reply.get("node") if isinstance(reply, dict) else None
+        finally:
+            await _bounded(cdp.detach(), self.wait)
+        return found
 
     async def _describe_form(self, visit: _Visit, tool: Tool) -> dict[str, Any] | None:
         session, page = visit.session, visit.page

@@ -60,6 +60,14 @@ __all__ = [
 
 CallMode = Literal["readonly", "all", "none"]
 _CALL_CHECKS = (*BEHAVIOUR_CHECKS, "safety.output-injection")
+
+
+def _call_checks(tool: Tool) -> tuple[str, ...]:
+    """The checks calling tool runs (a form may navigate; only a form has a result page)."""
+    left_out = "behaviour.no-navigation" if tool.declarative else "behaviour.form-result-data"
+    return tuple(c for c in _CALL_CHECKS if c != left_out)
+
+
 _PAGE_CHECKS = ("discovery.page-load", "discovery.model-context", "discovery.secure-context")
 
 _PROBE_WAIT = 5.0  # seconds a quick look into the page may take, at least (see Checker.wait)
@@ -854,7 +862,7 @@ class Checker:
             if why is None and stop is not None:
                 why = stop
             if why is not None:
-                for check_id in _CALL_CHECKS:
+                for check_id in _call_checks(tool):
                     col.skip(check_id, why, tool.name, frame)
                 continue
             called += 1
@@ -862,7 +870,7 @@ class Checker:
                 await self._exercise(visit, tool, frame)
             except _PageGone as gone:
                 stop = f"{gone} after calling {excerpt(tool.name, 60)}"
-                for check_id in _CALL_CHECKS:
+                for check_id in _call_checks(tool):
                     col.skip(check_id, str(gone), tool.name, frame)
             if stop is None and visit.hangs >= _MAX_HANGS:
                 stop = f"{visit.hangs} tools did not answer; the rest were not called"
@@ -926,16 +934,16 @@ class Checker:
                 rejects, "the inputSchema accepts any object: nothing to reject", tool.name, frame
             )
         if args is None and bad is None:
-            for check_id in _CALL_CHECKS:
+            for check_id in _call_checks(tool):
                 col.skip(check_id, "no input to call the tool with", tool.name, frame)
             return
         if args is not None:
             record = await self._call(visit, tool, _with_examples(schema, args), validate=True)
             if record is None:
-                for check_id in _CALL_CHECKS:
+                for check_id in _call_checks(tool):
                     col.skip(check_id, "the tool was gone when it was called", tool.name, frame)
                 return
-            col.ran_all([c for c in _CALL_CHECKS if c != rejects], tool.name, frame)
+            col.ran_all([c for c in _call_checks(tool) if c != rejects], tool.name, frame)
             fine = self._judge(visit, tool, record, purpose="valid")
             if not fine:
                 col.skip(
@@ -954,7 +962,7 @@ class Checker:
         if record is None:
             col.skip(rejects, "the tool was gone when it was called", tool.name, frame)
             return
-        col.ran_all(_CALL_CHECKS, tool.name, frame)
+        col.ran_all(_call_checks(tool), tool.name, frame)
         self._judge(visit, tool, record, purpose="invalid", reason=bad.reason)
         await self._restore(visit, record)
 

@@ -578,7 +578,8 @@ class Checker:
     async def _check_errors(self, visit: _Visit) -> None:
         """The page's uncaught errors (load and calls) and refused registrations as findings."""
         page, attempts, without = visit.page, [], []
-        if page is not None and not page.is_closed():
+        # Registration attempts and frames only explain errors: none thrown, nothing to read.
+        if visit.errors and page is not None and not page.is_closed():
             for frame in page.frames[:50]:
                 found = await _bounded(
                     frame.evaluate("() => window.__webmcpCheckAttempts || []"), self.wait

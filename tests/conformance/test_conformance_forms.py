@@ -390,9 +390,7 @@ def test_a_huge_form_is_described_within_bounds(
     assert len(described["controls"][0]["toolparamdescription"]) == 1000
 
 
-def test_chromiums_form_issues_become_findings_once_each_and_the_duplicate_one_is_left_out() -> (
-    None
-):
+def test_the_browsers_form_issues_are_findings_once_each_without_the_duplicate() -> None:
     from webmcp_harness.conformance.forms import check_browser_form_issues
 
     form = {"nodeName": "FORM", "attributes": ["toolname", "find_hotels", "action", "/h"]}

@@ -9,6 +9,11 @@ A generated site is served from 127.0.0.1:
 - `/index.html` linking to 19 more pages with 5 tools each (2 read-only): a 20-page crawl at
   depth 1, with 1, 2 and 4 workers (one browser, one context per page).
 
+And the bare `webmcp-harness check` of the demo shop, as a user runs it (a new process: imports,
+demo server, browser launch, the crawl, the reports), against a floor: a new process that starts
+the same demo server, launches the same browser with the same flags, and opens the same pages
+(4 at a time, a context each, to their load event), with nothing else. Target: at most 2x.
+
 It prints the ratios first; the medians of the runs are the seconds in the columns after them.
 """
 
@@ -21,6 +26,7 @@ import http.server
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -149,6 +155,70 @@ async def measure(base: str, repeat: int) -> list[dict[str, Any]]:
     return rows
 
 
+# The floor: the same demo server (demo.py has only standard-library imports, so it is loaded
+# by path, without the package), the same browser and flags, the same pages; nothing else.
+FLOOR_JS = r"""
+import asyncio, importlib.util, sys
+spec = importlib.util.spec_from_file_location("demo_floor", sys.argv[1])
+demo = importlib.util.module_from_spec(spec); spec.loader.exec_module(demo)
+from playwright.async_api import async_playwright
+paths, args, path = sys.argv[3].split("\n"), sys.argv[2].split("\n"), sys.argv[4]
+async def main():
+    server = demo.serve_demo()
+    try:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=path, headless=True, args=args)
+            gate = asyncio.Semaphore(4)
+            async def one(rel):
+                async with gate:
+                    context = await browser.new_context()
+                    page = await context.new_page()
+                    await page.goto(server.url.rstrip("/") + rel, wait_until="load")
+                    await context.close()
+            await asyncio.gather(*(one(rel) for rel in paths))
+            await browser.close()
+    finally:
+        server.stop()
+asyncio.run(main())
+"""
+
+
+def _wall(argv: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def measure_bare_check(repeat: int) -> list[dict[str, Any]]:
+    """Bare `check` of the demo shop against the floor, each a new process, alternating."""
+    from urllib.parse import urlsplit
+
+    from webmcp_harness import demo
+    from webmcp_harness.browser import find_browser, launch_args
+
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "report.json"
+        check = [sys.executable, "-m", "webmcp_harness", "check", "--json", str(out)]
+        _wall(check)  # warm-up (disk caches), and the pages it visits
+        pages = [p["url"] for p in json.loads(out.read_text("utf-8"))["pages"]]
+        rels = [urlsplit(u)._replace(scheme="", netloc="").geturl() for u in pages]
+        floor = [
+            sys.executable, "-c", FLOOR_JS, demo.__file__, "\n".join(launch_args()),
+            "\n".join(rels), find_browser(),
+        ]  # fmt: skip
+        checks, floors = [], []
+        for _ in range(repeat):
+            checks.append(_wall(check))
+            floors.append(_wall(floor))
+    row = {"pages": len(pages), "tools": 0, "calls": 0}
+    return [
+        {**row, "name": "bare check of the demo shop", "seconds": statistics.median(checks),
+         "runs": [round(x, 3) for x in checks]},
+        {**row, "name": "floor: launch + open its pages", "seconds": statistics.median(floors),
+         "runs": [round(x, 3) for x in floors]},
+    ]  # fmt: skip
+
+
 def _ratio(rows: list[dict[str, Any]], a: str, b: str) -> float:
     by = {r["name"]: r["seconds"] for r in rows}
     return by[a] / by[b] if by.get(b) else float("nan")
@@ -158,13 +228,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per scenario (median)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--only-check", action="store_true", help="only the bare check against its floor"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         write_site(root)
         with serve(root) as base:
-            rows = asyncio.run(measure(base, max(1, args.repeat)))
+            rows = [] if args.only_check else asyncio.run(measure(base, max(1, args.repeat)))
+    rows += measure_bare_check(max(1, args.repeat))
     ratios = {
+        "bare check / floor (target <= 2)": _ratio(
+            rows, "bare check of the demo shop", "floor: launch + open its pages"
+        ),
         "crawl: --workers 1 / --workers 4 (speed-up)": _ratio(
             rows, "20-page crawl, --workers 1", "20-page crawl, --workers 4"
         ),

@@ -20,24 +20,29 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import xmlschema
 from click.testing import CliRunner, Result
 
 from webmcp_harness.browser import find_browser, launch
 from webmcp_harness.cli import main
+from webmcp_harness.conformance.behaviour import result_problem
 from webmcp_harness.conformance.findings import CHECKS, Finding, Severity
 from webmcp_harness.conformance.reports import CheckReport, to_json, write_html, write_junit
-from webmcp_harness.conformance.runner import (
-    CheckOptions,
-    check_urls,
-    normalise_url,
-    result_problem,
-)
+from webmcp_harness.conformance.runner import CheckOptions, check_urls, normalise_url
 from webmcp_harness.errors import BrowserNotFoundError
 
 T = TypeVar("T")
 PAGES = Path(__file__).parent / "pages"
 DEFECTS = PAGES / "defects"
 INSECURE = "http://insecure.test/insecure.html"
+JUNIT_XSD = Path(__file__).parent / "conformance" / "schemas" / "junit.xsd"
+
+
+def junit_problems(path: Path) -> list[str]:
+    """What a real XSD validator says is wrong with a JUnit file (the common JUnit schema)."""
+    schema = xmlschema.XMLSchema(str(JUNIT_XSD))
+    return [str(e.reason or e) for e in schema.iter_errors(str(path))]
+
 
 Expected = set[tuple[str, str | None]]
 
@@ -70,12 +75,28 @@ EXPECTED: dict[str, Expected] = {
     "rejects-invalid-input.html": {("behaviour.rejects-invalid-input", "get_forecast")},
     "error-coded.html": {("behaviour.error-coded", "get_forecast")},
     "no-navigation.html": {("behaviour.no-navigation", "get_forecast")},
+    "crashes-on-valid-input.html": {("behaviour.accepts-valid-input", "get_forecast")},
+    "failure-flagged.html": {("behaviour.failure-flagged", "get_forecast")},
+    # a tool re-registered by its own call's re-render: the same verdict every run
+    "react-rerender.html": {("behaviour.accepts-valid-input", "search_flights")},
+    # the page's own errors
+    "registration-refused.html": {("discovery.registration-refused", "get weather!")},
+    "permissions-policy.html": {("discovery.permissions-policy", None)},
+    "crashed-at-load.html": {("discovery.tools-found", None), ("discovery.page-errors", None)},
+    "page-error-in-call.html": {("discovery.page-errors", "get_forecast")},
+    "params-in-properties.html": {("metadata.params-in-properties", "get_forecast")},
+    # exploring the tools a call opens
+    "explore-game.html": {("safety.code-execution", "eval_code")},
     # declarative forms
     "form-params-described.html": {("form.params-described", "find_flights")},
     "form-controls-in-schema.html": {("form.controls-in-schema", "find_flights")},
     "form-options-reachable.html": {("form.options-reachable", "find_flights")},
     "form-required-checkbox.html": {("form.required-checkbox", "find_flights")},
     "form-submit-button.html": {("form.submit-button", "find_flights")},
+    "form-browser-issues.html": {
+        ("form.browser-issues", "find_hotels"),
+        ("form.browser-issues", None),
+    },
     # hostile
     "hostile-many-tools.html": {("discovery.tool-count", None)},
     "hostile-huge-description.html": {("metadata.description-length", "get_forecast")},
@@ -220,6 +241,12 @@ def runs(pages_url: str, black_hole: int, tmp_path_factory: pytest.TempPathFacto
                 ),
                 one(
                     browser,
+                    "crawl3",
+                    [base + "crawl-spa.html"],
+                    CheckOptions(load_timeout=30, crawl=2, workers=2, call="all", settle=0.1),
+                ),
+                one(
+                    browser,
                     "crawl2",
                     [base + "crawl-start.html"],
                     CheckOptions(
@@ -322,7 +349,7 @@ def test_an_invalid_name_from_a_lenient_polyfill_is_reported(runs: Runs, pages_u
 def test_every_check_is_exercised_by_a_defect_page() -> None:
     exercised = {
         check
-        for table in (EXPECTED, SLOW, INPAGE, OTHERS)
+        for table in (EXPECTED, SLOW, INPAGE, OTHERS, CRAWL3)
         for expected in table.values()
         for check, _ in expected
     }
@@ -345,7 +372,7 @@ def test_findings_carry_the_registered_severity_a_rule_and_an_actionable_message
     assert by_check["behaviour.answers"].severity is Severity.ERROR
     assert by_check["safety.readonly-consequential"].severity is Severity.ERROR  # "delete"
     for finding in report.findings:
-        assert finding.rule.startswith(("https://", "seeds/", "design/"))
+        assert finding.rule.startswith(("https://webmachinelearning.github.io/", "docs/codes.md#"))
         assert len(finding.message) > 40
 
 
@@ -433,10 +460,51 @@ def test_a_crawl_can_take_one_page_per_path(runs: Runs, pages_url: str) -> None:
     assert runs.reports["crawl2"].records == []  # --call none
 
 
-def test_urls_are_deduplicated_without_their_fragment() -> None:
+def test_urls_are_deduplicated_without_their_fragment_unless_it_is_a_route() -> None:
     assert normalise_url("http://a.test/x.html#top") == "http://a.test/x.html"
     assert normalise_url("http://a.test") == "http://a.test/"
     assert normalise_url("http://a.test/?q=1#f") == "http://a.test/?q=1"
+    assert normalise_url("http://a.test/#/results?q=1") == "http://a.test/#/results?q=1"
+    assert normalise_url("http://a.test/#!/cart") == "http://a.test/#!/cart"
+    assert normalise_url("http://a.test/x#top", keep_fragment=True) == "http://a.test/x#top"
+
+
+# What a crawl of routes, forms and a redirect finds, page by page (call all, depth 2).
+CRAWL3: dict[str, Expected] = {
+    "crawl-spa.html": set(),
+    "crawl-b.html?q=tea": set(),  # a GET form's action
+    "crawl-start.html": set(),
+    "crawl-deep.html": set(),
+    "hash-app.html": set(),
+    # the route the home page links to: a tool without a description, which Chromium refuses
+    "hash-app.html#/results?q=tea": {
+        ("discovery.registration-refused", "get_results"),
+        ("discovery.tools-found", None),  # info: a crawled page
+    },
+    "form-site.html": {("behaviour.form-result-data", "find_flights")},
+    "redirect-away.html": set(),  # went to another origin: skipped, never called
+    # the forms' action pages (as the crawl found them, and as the forms submitted them)
+    "form-flights.html?city=": {("discovery.tools-found", None)},
+    "form-hotels.html?city=": {("discovery.tools-found", None)},
+    "form-flights.html?city=river": {("discovery.tools-found", None)},
+    "form-hotels.html?city=river": {("discovery.tools-found", None)},
+}
+
+
+def test_a_crawl_keeps_routes_follows_forms_and_skips_other_origins(
+    runs: Runs, pages_url: str
+) -> None:
+    report, base = runs.reports["crawl3"], f"{pages_url}/defects/"
+    assert sorted(p.url for p in report.pages) == sorted(base + n for n in CRAWL3)
+    for name, expected in CRAWL3.items():
+        assert found(report, base + name) == expected, messages(report, base + name)
+    away = next(p for p in report.pages if p.url == base + "redirect-away.html")
+    assert away.calls == []
+    assert "another origin" in (away.error or "")
+    assert all("localhost" not in (r.frame_url or "") for r in report.records)
+    assert not any(
+        f.severity is Severity.ERROR and "tools-found" in f.check for f in report.findings
+    )
 
 
 # --- results ------------------------------------------------------------------------------------
@@ -478,6 +546,7 @@ def test_the_junit_report_has_a_case_per_check_and_target(runs: Runs, tmp_path: 
     report = runs.reports["main"]
     path = tmp_path / "junit.xml"
     write_junit(report, path)
+    assert junit_problems(path) == []
     root = ET.parse(path).getroot()
     cases = root.findall("./testsuite/testcase")
     assert len(cases) == len(report.testcases())
@@ -535,6 +604,7 @@ def test_the_cli_writes_every_report_and_strict_fails_on_a_warning(
     assert [f["check"] for f in data["findings"]] == ["metadata.description-useful"]
     assert data["summary"]["strict"] is True
     assert "metadata.description-useful" in result.stderr  # the summary, on stderr
+    assert junit_problems(junit) == []
     failures = ET.parse(junit).getroot().findall(".//failure")
     assert [f.get("type") for f in failures] == ["warning"]
     assert 'src="data:image/png;base64,' in html.read_text(encoding="utf-8")
@@ -556,3 +626,41 @@ def test_bare_check_checks_the_demo_shop_quickly_and_passes() -> None:
     assert "demo shop" in result.stderr
     assert result.exit_code == 0, result.output
     assert took < 30
+
+
+def test_the_cli_judges_calls_with_the_one_judge_and_explores_new_tools(pages_url: str) -> None:
+    base = f"{pages_url}/defects/"
+    names = ["crashes-on-valid-input.html", "failure-flagged.html", "explore-game.html"]
+    result = invoke("check", *[base + n for n in names], "--timeout", "8", "--json", "-")
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    got = {
+        (f["page"].rsplit("/", 1)[1], f["check"], f["tool"], f["severity"])
+        for f in data["findings"]
+    }
+    assert got == {
+        ("crashes-on-valid-input.html", "behaviour.accepts-valid-input", "get_forecast", "error"),
+        ("failure-flagged.html", "behaviour.failure-flagged", "get_forecast", "warning"),
+        ("explore-game.html", "safety.code-execution", "eval_code", "error"),
+    }
+    explored = next(f for f in data["findings"] if f["tool"] == "eval_code")
+    assert "start_game" in explored["detail"]["after"]
+    assert "skipped: " in result.stderr or "PASSED" not in result.stderr
+    assert "--html" in result.stderr
+
+
+def test_allow_no_tools_passes_a_page_meant_to_have_none_and_explore_0_stays_on_the_first_list(
+    pages_url: str,
+) -> None:
+    base = f"{pages_url}/defects/"
+    urls = [base + "no-tools.html", base + "explore-game.html"]
+    result = invoke("check", *urls, "--allow-no-tools", "--explore", "0", "--json", "-")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(f["check"], f["severity"]) for f in data["findings"]] == [
+        ("discovery.tools-found", "info")
+    ]
+    game = next(p for p in data["pages"] if p["url"].endswith("explore-game.html"))
+    assert [t["name"] for t in game["tools"]] == ["start_game"]
+    without = invoke("check", base + "no-tools.html", "--json", "-")
+    assert without.exit_code == 1, without.output

@@ -51,7 +51,8 @@ def test_a_good_call_has_no_findings_and_records_what_ran() -> None:
         check_call(record(output={"items": []}), tool(), page=PAGE, purpose="valid", out=out) == []
     )
     assert {t.check for t in out.targets} == set(BEHAVIOUR_CHECKS) - {
-        "behaviour.rejects-invalid-input"
+        "behaviour.rejects-invalid-input",
+        "behaviour.form-result-data",  # (for declarative forms only)
     }
 
 
@@ -107,16 +108,21 @@ def test_an_imperative_call_that_navigates_is_an_error_but_a_form_may() -> None:
     assert check_call(submitted, tool(declarative=True), page=PAGE) == []
 
 
-def test_valid_input_refused_as_invalid_is_an_error_and_a_failure_a_warning() -> None:
+def test_valid_input_refused_as_invalid_is_an_error_and_a_coded_failure_info() -> None:
     refused = record(tool_error("invalid_input", "unknown size"), code="invalid_input")
     found = check_call(refused, tool(), page=PAGE, purpose="valid")
     assert checks_of(found) == ["behaviour.accepts-valid-input"]
     assert found[0].severity is Severity.ERROR
     assert "unknown size" in found[0].message
-    failed = record(tool_error("failed", "db down"), code="failed", status="Error")
+    failed = record(
+        tool_error("failed", "db down"),
+        code="failed",
+        status="Error",
+        exception={"name": "Error", "code": "failed", "message": "db down"},
+    )
     found = check_call(failed, tool(), page=PAGE, purpose="valid")
     assert checks_of(found) == ["behaviour.accepts-valid-input"]
-    assert found[0].severity is Severity.WARNING
+    assert found[0].severity is Severity.INFO
 
 
 def test_invalid_input_accepted_silently_is_flagged_and_refusals_pass() -> None:
@@ -133,6 +139,119 @@ def test_a_hang_on_invalid_input_is_reported_once_as_no_answer() -> None:
     assert checks_of(check_call(hung, tool(), page=PAGE, purpose="invalid")) == [
         "behaviour.answers"
     ]
+
+
+@pytest.mark.parametrize("name", ["TypeError", "ReferenceError", "SyntaxError"])
+def test_a_tool_that_throws_a_bug_error_on_valid_input_is_an_error(name: str) -> None:
+    thrown = record(
+        tool_error("failed", f"{name}: x is undefined"),
+        code="failed",
+        status="Error",
+        exception={
+            "className": name,
+            "description": f"{name}: x is undefined\n    at f (a.js:3:9)",
+        },
+    )
+    found = check_call(thrown, tool(), page=PAGE, purpose="valid")
+    assert checks_of(found) == ["behaviour.accepts-valid-input"]
+    assert found[0].severity is Severity.ERROR
+    assert f"{name}: x is undefined" in found[0].message
+    assert "a.js" not in found[0].message  # the message, not the stack
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        {"status": "error", "message": "no such city"},
+        {"ok": False},
+        {"error": "quota exceeded"},
+        [{"message": "Required", "path": ["city"], "code": "invalid_type"}],
+        "Error - the city is unknown",
+        {"content": [{"type": "text", "text": '{"status":"failed"}'}]},
+        {"content": [{"type": "text", "text": "ERROR: city unknown"}]},
+    ],
+)
+def test_a_result_that_reads_as_failure_without_is_error_is_a_warning(output: Any) -> None:
+    found = check_call(record(None, output=output), tool(), page=PAGE, purpose="valid")
+    assert checks_of(found) == ["behaviour.failure-flagged"]
+    assert found[0].severity is Severity.WARNING
+
+
+@pytest.mark.parametrize(
+    "output",
+    [{"status": "ok"}, {"error": None, "items": []}, [{"message": "hello"}], "Everything fine"],
+)
+def test_a_result_that_reads_as_success_is_not_flagged(output: Any) -> None:
+    assert check_call(record(None, output=output), tool(), page=PAGE, purpose="valid") == []
+
+
+def test_error_coded_quotes_only_what_the_page_said_never_the_harness() -> None:
+    # The page threw an error with an unknown code; the harness's coded text must not be quoted.
+    odd = record(
+        tool_error("interrupted", "The page navigated away"),
+        code="failed",
+        status="Error",
+        exception={"name": "Error", "code": "E_WEIRD", "message": "backend said no"},
+    )
+    found = check_call(odd, tool(), page=PAGE)
+    assert checks_of(found) == ["behaviour.error-coded"]
+    assert "backend said no" in found[0].message
+    assert "Error [interrupted]" not in found[0].message
+
+
+def test_a_form_whose_next_page_has_no_json_ld_is_a_warning() -> None:
+    submitted = record(OK, output=[], events=("navigated",))
+    found = check_call(submitted, tool(True), page=PAGE, purpose="valid")
+    assert checks_of(found) == ["behaviour.form-result-data"]
+    assert found[0].severity is Severity.WARNING
+    described = record(OK, output=[{"@type": "ItemList"}], events=("navigated",))
+    assert check_call(described, tool(True), page=PAGE, purpose="valid") == []
+
+
+@pytest.mark.parametrize("order", ["answer first", "removal first"])
+def test_a_tool_removed_mid_call_is_judged_on_the_page_answer_whichever_came_first(
+    order: str,
+) -> None:
+    # A React-style re-render unregisters and registers the tool during its own call. The
+    # session codes the call interrupted either way; the page's answer is what is judged.
+    events = ("toolRemoved", "toolsAdded")
+    accepted = record(
+        tool_error("interrupted", "search was removed or replaced during the call"),
+        code="interrupted",
+        output={"ok": True},
+        events=events if order == "answer first" else events[::-1],
+    )
+    found = check_call(accepted, tool(), page=PAGE, purpose="invalid")
+    assert checks_of(found) == ["behaviour.rejects-invalid-input"]
+    failed = record(
+        tool_error("interrupted", "removed"),
+        code="interrupted",
+        output="Error [failed]: no flights that day.",
+        events=events,
+    )
+    found = check_call(failed, tool(), page=PAGE, purpose="valid")
+    assert [(f.check, f.severity) for f in found] == [
+        ("behaviour.accepts-valid-input", Severity.INFO)
+    ]
+    assert "Error [interrupted]" not in found[0].message
+
+
+def test_a_script_free_form_accepting_coerced_input_is_info_only() -> None:
+    accepted = record(output={"ok": True})
+    found = check_call(accepted, tool(True), page=PAGE, purpose="invalid", script_free=True)
+    assert checks_of(found) == ["behaviour.rejects-invalid-input"]
+    assert found[0].severity is Severity.INFO
+    scripted = check_call(accepted, tool(True), page=PAGE, purpose="invalid")
+    assert scripted[0].severity is Severity.WARNING
+
+
+def test_a_call_that_crashed_the_page_is_a_page_load_finding_and_not_normal() -> None:
+    from webmcp_harness.conformance.behaviour import answered_normally
+
+    crashed = record(tool_error("interrupted", "gone"), code="interrupted", events=("crashed",))
+    assert checks_of(check_call(crashed, tool(), page=PAGE)) == ["discovery.page-load"]
+    assert not answered_normally(crashed, tool())
+    assert answered_normally(record(output={"ok": 1}), tool())
 
 
 # --- end to end: generated input through the real session, judged by check_call ------------------
@@ -163,8 +282,8 @@ EXPECTED = {
     "strict_echo": [],
     "lenient_echo": ["behaviour.rejects-invalid-input"],
     "picky": ["behaviour.accepts-valid-input"],
-    # fails on everything: a warning for the valid call, and no code either time
-    "uncoded": ["behaviour.accepts-valid-input", "behaviour.error-coded", "behaviour.error-coded"],
+    # fails on everything, with no code either time (the missing code is the finding)
+    "uncoded": ["behaviour.error-coded", "behaviour.error-coded"],
     "wanderer": ["behaviour.no-navigation"],
 }
 

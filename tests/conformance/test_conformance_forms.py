@@ -388,3 +388,24 @@ def test_a_huge_form_is_described_within_bounds(
     assert described["truncated"] is True
     assert len(described["controls"]) == 2000
     assert len(described["controls"][0]["toolparamdescription"]) == 1000
+
+
+def test_the_browsers_form_issues_are_findings_once_each_without_the_duplicate() -> None:
+    from webmcp_harness.conformance.forms import check_browser_form_issues
+
+    form = {"nodeName": "FORM", "attributes": ["toolname", "find_hotels", "action", "/h"]}
+    control = {"nodeName": "INPUT", "attributes": ["toolparamdescription", "City", "required", ""]}
+    issues = [
+        {"errorType": "FormModelContextMissingToolDescription", "node": form},
+        {"errorType": "FormModelContextMissingToolDescription", "node": form},  # sent again
+        {"errorType": "FormModelContextRequiredParameterMissingName", "node": control},
+        {"errorType": "FormModelContextParameterMissingTitleAndDescription", "node": control},
+        {"errorType": "SomethingElse", "node": control},
+    ]
+    found = check_browser_form_issues(issues, page="http://127.0.0.1:1/")
+    assert [(f.check, f.tool, f.severity.value) for f in found] == [
+        ("form.browser-issues", "find_hotels", "error"),
+        ("form.browser-issues", None, "error"),
+    ]
+    assert '<form toolname="find_hotels">' in found[0].message
+    assert "no name" in found[1].message

@@ -179,10 +179,12 @@ def test_every_metadata_check_is_recorded_as_run_for_every_tool() -> None:
     assert out.findings == []
 
 
-def test_a_page_without_tools_is_a_warning_or_an_info_for_crawled_pages() -> None:
-    found = check_discovery([], page=PAGE)
+def test_a_page_without_tools_is_an_error_saying_why_or_an_info_for_crawled_pages() -> None:
+    found = check_discovery([], page=PAGE, why_none="its script threw while loading")
     assert checks_of(found) == ["discovery.tools-found"]
-    assert found[0].severity is Severity.WARNING
+    assert found[0].severity is Severity.ERROR
+    assert "its script threw while loading" in found[0].message
+    assert "--allow-no-tools" in found[0].message
     assert found[0].tool is None
     assert check_discovery([], page=PAGE, expect_tools=False)[0].severity is Severity.INFO
 
@@ -219,3 +221,11 @@ def test_ten_thousand_tools_are_checked_in_well_under_a_few_seconds() -> None:
     assert time.monotonic() - started < 15.0
     assert checks_of(out.findings) == ["discovery.tool-count"]
     assert len(out.targets) == len(DISCOVERY_CHECKS) + 10_000 * len(METADATA_CHECKS)
+
+
+def test_parameters_beside_properties_are_an_error() -> None:
+    schema = {"type": "object", "properties": {}, "city": {"type": "string"}, "title": "Forecast"}
+    found = check_metadata([tool(schema=schema)], page=PAGE)
+    assert checks_of(found) == ["metadata.params-in-properties"]
+    assert found[0].severity is Severity.ERROR
+    assert "city" in found[0].message

@@ -1,20 +1,34 @@
-"""Behaviour checks: pure judgements of the call records a runner made (no browser here).
+"""Behaviour checks: the one judge of the call records a runner made (no browser here).
 
 The runner calls a tool (with generated valid input, and with invalid input that bypasses the
 harness's own validation) and hands each `CallRecord` to `check_call`, saying what the call was
-for. Event names are the session's: navigated, detached, closed, crashed, disconnected, timeout.
+for. `check_call` is the only place a call is judged: the `check` command uses it too. Event names
+are the session's (navigated, detached, closed, crashed, disconnected, timeout) and the runner's
+(pageNavigated: the main frame started a new document during the call).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
+from ..coding import code_report, normalise_output
+from ..errors import ToolErrorCode
 from ..records import CallRecord, Tool
-from ..results import tool_error_code
+from ..results import is_error_text, tool_error_code
 from .findings import Collector, Finding, Severity, excerpt
 from .metadata import frame_of
 
-__all__ = ["BEHAVIOUR_CHECKS", "Purpose", "check_call"]
+__all__ = [
+    "BEHAVIOUR_CHECKS",
+    "BUG_ERRORS",
+    "Purpose",
+    "answered_normally",
+    "check_call",
+    "page_text",
+    "reads_as_failure",
+    "result_problem",
+]
 
 Purpose = Literal["valid", "invalid", "plain"]
 
@@ -24,35 +38,206 @@ BEHAVIOUR_CHECKS = (
     "behaviour.accepts-valid-input",
     "behaviour.rejects-invalid-input",
     "behaviour.error-coded",
+    "behaviour.failure-flagged",
     "behaviour.no-navigation",
+    "behaviour.form-result-data",
 )
-_LEFT_PAGE = {"navigated", "detached", "closed", "crashed", "disconnected"}
+# Thrown errors that are bugs in the tool's code, not answers about the input.
+BUG_ERRORS = frozenset({"TypeError", "ReferenceError", "SyntaxError", "RangeError"})
+_GONE = frozenset({"crashed", "closed", "disconnected"})
+_LEFT_PAGE = frozenset({"navigated", "pageNavigated", "detached"})
+_KNOWN_CODES = frozenset(c.value for c in ToolErrorCode)
+_MCP_CONTENT_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
+_UNSERIALISABLE = (
+    "circular structure",
+    "BigInt",
+    "could not be cloned",
+    "cyclic object",
+    "Converting circular",
+)
+_FAILURE_STATUS = frozenset({"error", "failed", "failure", "fail", "invalid"})
 
 
-def _text_of(result: Any) -> str:
-    if isinstance(result, dict) and isinstance(result.get("content"), list):
-        for item in result["content"]:
+def _short(value: Any, limit: int = 120) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return excerpt(text, limit)
+
+
+def _first_text(value: Any) -> str:
+    if isinstance(value, dict) and isinstance(value.get("content"), list):
+        for item in value["content"]:
             if isinstance(item, dict) and isinstance(item.get("text"), str):
                 return str(item["text"])
     return ""
 
 
-def _shape_problem(output: Any) -> str | None:
-    """Why what the page returned is not a usable tool result, or None."""
+def result_problem(output: Any) -> str | None:
+    """Why a tool's answer is not a valid MCP tool result, or None.
+
+    Plain values (strings, objects without `content`) are fine: the harness wraps them. An object
+    that looks like an MCP result (it has `content` or `isError`) must be one.
+    """
     if output == "[object Object]":
         return 'the tool returned the text "[object Object]" (an object turned into a string)'
-    if isinstance(output, dict) and "content" in output:
-        content = output["content"]
-        if not isinstance(content, list):
-            return '"content" is not a list'
-        for index, item in enumerate(content[:1000]):
-            if not isinstance(item, dict) or not isinstance(item.get("type"), str):
-                return f'content[{index}] has no "type"'
-            if item["type"] == "text" and not isinstance(item.get("text"), str):
-                return f'content[{index}] is a text item without a "text" string'
-        if "isError" in output and not isinstance(output["isError"], bool):
-            return '"isError" is not true or false'
+    if not isinstance(output, dict) or not ("content" in output or "isError" in output):
+        return None
+    content = output.get("content")
+    if not isinstance(content, list):
+        kind = "missing" if content is None else f"a {type(content).__name__}"
+        return f'"content" must be a list of content items, but it is {kind}'
+    for index, item in enumerate(content[:1_000]):
+        where = f"content[{index}]"
+        if not isinstance(item, dict):
+            return f"{where} must be an object, not {_short(item, 40)}"
+        kind = str(item.get("type"))
+        if kind not in _MCP_CONTENT_TYPES:
+            return (
+                f"{where} has type {_short(item.get('type'), 40)}; use text, image, audio, "
+                "resource or resource_link"
+            )
+        if kind == "text" and not isinstance(item.get("text"), str):
+            return f'{where} is a text item without a "text" string'
+        if kind in ("image", "audio") and not (
+            isinstance(item.get("data"), str) and isinstance(item.get("mimeType"), str)
+        ):
+            return f'{where} is an {kind} item without "data" and "mimeType" strings'
+        if kind == "resource" and not isinstance(item.get("resource"), dict):
+            return f'{where} is a resource item without a "resource" object'
+        if kind == "resource_link" and not isinstance(item.get("uri"), str):
+            return f'{where} is a resource_link item without a "uri" string'
+    if "isError" in output and not isinstance(output["isError"], bool):
+        return f'"isError" must be true or false, not {_short(output["isError"], 40)}'
+    structured = output.get("structuredContent")
+    if "structuredContent" in output and not isinstance(structured, dict):
+        return f'"structuredContent" must be an object, not {_short(structured, 40)}'
     return None
+
+
+def _exception(record: CallRecord) -> dict[str, Any]:
+    exc = record.browser.exception
+    return exc if isinstance(exc, dict) else {}
+
+
+def page_text(record: CallRecord) -> str:
+    """What the page itself said in its answer (never the harness's own coded text)."""
+    report = record.browser
+    if report.status == "Completed":
+        value = normalise_output(report.output)
+        return value if isinstance(value, str) else _first_text(value)
+    if report.status == "Error":
+        exc = _exception(record)
+        message = exc.get("message")
+        if isinstance(message, str) and message:
+            return message
+        description = exc.get("description")
+        if isinstance(description, str) and description:
+            return description.split("\n    at ")[0]
+        if "value" in exc:
+            return str(exc.get("value"))
+        return report.error_text or ""
+    return ""
+
+
+def _thrown_bug(record: CallRecord) -> str | None:
+    """The name of a thrown TypeError, ReferenceError, SyntaxError or RangeError, or None."""
+    if record.browser.status != "Error":
+        return None
+    exc = _exception(record)
+    for key in ("name", "className"):
+        name = exc.get(key)
+        if isinstance(name, str) and name in BUG_ERRORS:
+            return name
+    description = str(exc.get("description") or record.browser.error_text or "")
+    head = description.split(":", 1)[0].strip()
+    return head if head in BUG_ERRORS else None
+
+
+def _page_error_code(record: CallRecord) -> tuple[bool, str | None]:
+    """Whether the page itself answered with an error, and the code it gave (None: none known).
+
+    Only what the page chose counts: errors the harness or the browser coded (timeouts,
+    interruptions, form validation) and plain thrown errors (the harness codes them failed) do not.
+    """
+    report = record.browser
+    if report.status == "Completed":
+        value = normalise_output(report.output)
+        if isinstance(value, dict) and isinstance(value.get("content"), list):
+            text = _first_text(value)
+            if value.get("isError") is True or is_error_text(text):
+                code = tool_error_code(value)
+                return True, code.value if code is not None else None
+            return False, None
+        if isinstance(value, str) and is_error_text(value):
+            code = tool_error_code({"content": [{"type": "text", "text": value}]})
+            return True, code.value if code is not None else None
+        return False, None
+    if report.status == "Error":
+        exc = _exception(record)
+        code = exc.get("code")
+        if isinstance(code, str) and code:  # (a DOMException's numeric legacy code is no code)
+            return True, code if code in _KNOWN_CODES else None
+        message = exc.get("message")
+        if isinstance(message, str) and message.startswith("Error ["):
+            coded = tool_error_code({"content": [{"type": "text", "text": message}]})
+            return True, coded.value if coded is not None else None
+    return False, "known"
+
+
+def reads_as_failure(output: Any) -> str | None:
+    """Why an answer not marked isError reads as a failure to an agent, or None.
+
+    `{"status": "error"}` (or `"failed"`), an object whose `error` is set, a list of validation
+    errors (`[{message, path}]`), or text that starts with "Error" but is not an `Error [code]:`
+    or `Error:` answer the harness already codes.
+    """
+    value = normalise_output(output)
+    if isinstance(value, dict) and "content" in value:
+        if value.get("isError") is True:
+            return None
+        text = _first_text(value)
+        parsed = normalise_output(text) if text[:1] in ("{", "[") else None
+        if isinstance(parsed, (dict, list)):
+            return reads_as_failure(parsed)
+        value = text
+    if isinstance(value, str):
+        head = value.lstrip()[:40]
+        if head[:5].lower() == "error" and not is_error_text(value):
+            return f"its text starts with {excerpt(head, 40)}"
+        return None
+    if isinstance(value, dict):
+        status = value.get("status")
+        if isinstance(status, str) and status.strip().lower() in _FAILURE_STATUS:
+            return f'it says "status": {_short(status, 30)}'
+        if value.get("success") is False or value.get("ok") is False:
+            return 'it says "success" or "ok" is false'
+        error = value.get("error") if "error" in value else value.get("errors")
+        if error not in (None, False, "", [], {}):
+            return f'it carries an "error": {_short(error, 60)}'
+        return None
+    if isinstance(value, list) and value:
+        items = value[:50]
+        if all(
+            isinstance(item, dict) and "message" in item and ("path" in item or "code" in item)
+            for item in items
+        ):
+            return "it is a list of validation errors (message and path)"
+    return None
+
+
+def answered_normally(record: CallRecord, tool: Tool | None) -> bool:
+    """Whether the page survived the call, answered it, and stayed (worth calling again)."""
+    events = {e.type for e in record.events}
+    if events & _GONE:
+        return False
+    if record.code == ToolErrorCode.TIMEOUT.value or (
+        record.pending and record.code != ToolErrorCode.NEEDS_USER.value
+    ):
+        return False
+    declarative = record.declarative or bool(tool is not None and tool.declarative)
+    return declarative or not events & _LEFT_PAGE
 
 
 def check_call(
@@ -61,101 +246,169 @@ def check_call(
     *,
     page: str,
     purpose: Purpose = "plain",
+    reason: str | None = None,
+    timeout: float | None = None,
+    script_free: bool = False,
     out: Collector | None = None,
 ) -> list[Finding]:
     """Judge one call: it answered in time, with a valid result, and behaved for its purpose.
 
     purpose "valid": the input was generated to fit the schema, and should be accepted.
-    purpose "invalid": the input breaks the schema (sent past the harness's validation), and
-    should be refused with invalid_input or an error, not accepted silently.
+    purpose "invalid": the input breaks the schema (reason says how; sent past the harness's
+    validation), and should be refused with invalid_input or an error, not accepted silently.
+    script_free: the tool is a declarative form on a page without script, so what it accepts is
+    the browser's doing (its findings are info at most).
     """
     col = Collector(page)
     name = record.tool
+    shown = excerpt(name, 60)
     frame = frame_of(tool, page) if tool is not None else None
     declarative = record.declarative or bool(tool is not None and tool.declarative)
-    ran = ["behaviour.answers", "behaviour.valid-result", "behaviour.error-coded"]
-    if not declarative:
-        ran.append("behaviour.no-navigation")
+    ran = [
+        "behaviour.answers",
+        "behaviour.valid-result",
+        "behaviour.error-coded",
+        "behaviour.failure-flagged",
+    ]
+    ran.append("behaviour.form-result-data" if declarative else "behaviour.no-navigation")
     if purpose == "valid":
         ran.append("behaviour.accepts-valid-input")
     elif purpose == "invalid":
         ran.append("behaviour.rejects-invalid-input")
     col.ran_all(ran, name, frame)
 
-    def add(check_id: str, message: str, **kw: Any) -> None:
-        col.add(check_id, message, tool=name, frame=frame, detail={"call": record.id}, **kw)
+    def done() -> list[Finding]:
+        if out is not None:
+            out.extend(col)
+        return col.findings
 
-    result = record.result if isinstance(record.result, dict) else {}
-    code_found = tool_error_code(result) if result else None
-    code = record.code or (code_found.value if code_found is not None else None)
+    def add(check_id: str, message: str, severity: Severity | None = None) -> None:
+        col.add(
+            check_id,
+            message,
+            tool=name,
+            frame=frame,
+            severity=severity,
+            detail={"call": record.id, "input": _short(record.input, 300)},
+        )
+
+    given = _short(record.input)
+    kind = "schema-valid input" if purpose == "valid" else "input"
+    if purpose == "invalid":
+        kind = f"schema-invalid input ({reason})" if reason else "schema-invalid input"
     events = {e.type for e in record.events}
-    left = sorted(events & _LEFT_PAGE)
-    given = excerpt(repr(record.input), 120)
+    report = record.browser
+    code = record.code
+    if code == ToolErrorCode.INTERRUPTED.value and "toolRemoved" in events and report.status:
+        # The tool was removed (and registered again, say on a re-render) during the call, and
+        # the page answered all the same: judge the answer, whichever reached us first.
+        found_code = tool_error_code(code_report(report))
+        code = found_code.value if found_code is not None else None
 
-    if code == "timeout" or (record.pending and code != "needs_user"):
+    if events & _GONE:
+        add(
+            "discovery.page-load",
+            f"The page crashed while {shown} ran (call #{record.id}, {kind} {given}). A tool "
+            "must not take the page down: look for runaway memory use or recursion.",
+        )
+        return done()
+    hung = code == ToolErrorCode.TIMEOUT.value and ("timeout" in events or not report.status)
+    if hung or (record.pending and code != ToolErrorCode.NEEDS_USER.value):
+        within = f"within {timeout:g} s " if timeout is not None else "in time "
         add(
             "behaviour.answers",
-            f"Call #{record.id} with {given} got no answer in time. Answer every call (resolve "
-            "or throw), even when the input is wrong, and honour cancellation.",
+            f"{shown} did not answer {within}(call #{record.id}, {kind} {given}). Resolve or "
+            "reject every call, and stop work when the call's signal aborts; answer with an "
+            "error rather than never.",
         )
-    if record.browser.status == "Error" and "circular" in (
-        str((record.browser.exception or {}).get("description", "")).lower()
-    ):
-        add(
-            "behaviour.valid-result",
-            f"Call #{record.id} returned something that is not JSON (a circular structure). "
-            "Return plain data, a string, or an MCP result.",
-        )
-    elif record.browser.status == "Completed":
-        problem = _shape_problem(record.browser.output)
-        if problem:
-            add(
-                "behaviour.valid-result",
-                f"Call #{record.id} returned an invalid result: {problem}. Return plain data, a "
-                'string, or {content: [{type: "text", text}]}.',
-            )
-    if (
-        result.get("isError") is True
-        and code_found is None
-        and record.browser.status == "Completed"
-    ):
-        add(
-            "behaviour.error-coded",
-            f"Call #{record.id} failed with {excerpt(_text_of(result), 100)}, without a known "
-            "code. Start the text with Error [code]: (cancelled, interrupted, timeout, "
-            "unavailable, invalid_input, needs_user, failed) or use toolError(code, message), "
-            "so agents know what to do next.",
-        )
-    if not declarative and left:
+        return done()
+    if not declarative and events & _LEFT_PAGE:
         add(
             "behaviour.no-navigation",
-            f"Call #{record.id} made the page leave ({', '.join(left)}). An imperative tool "
-            "should answer, not navigate: update the page in place, or return a URL to open.",
+            f"Calling {shown} navigated the page (call #{record.id}, {kind} {given}), which "
+            "ends the agent's tools and context mid-task. Answer the call first and let the "
+            "agent decide to navigate, or make it a declarative form.",
         )
-    if purpose == "valid" and code == "invalid_input":
+        return done()
+
+    problem: str | None = None
+    if report.status == "Completed":
+        problem = result_problem(normalise_output(report.output))
+    elif report.status == "Error":
+        exc = _exception(record)
+        text = " ".join(str(exc.get(k) or "") for k in ("description", "message"))
+        if any(marker in text for marker in _UNSERIALISABLE):
+            problem = f"its value could not be turned into JSON ({excerpt(text, 100)})"
+    if problem is not None:
         add(
-            "behaviour.accepts-valid-input",
-            f"Call #{record.id} with {given}, which fits the inputSchema, was refused as "
-            f"invalid: {excerpt(_text_of(result), 120)}. Make the schema say what the tool "
-            "really accepts (enum, pattern, minimum...), or accept the input.",
+            "behaviour.valid-result",
+            f"{shown} answered call #{record.id} with something that is not a valid MCP tool "
+            f"result: {problem}. Return plain JSON data, or a result with a content list of "
+            'items such as {type: "text", text: "..."}.',
         )
-    elif purpose == "valid" and code == "failed":
+    said = page_text(record)
+    bug = _thrown_bug(record) if problem is None else None
+    page_error, page_code = _page_error_code(record)
+    if page_error and page_code is None:
         add(
-            "behaviour.accepts-valid-input",
-            f"Call #{record.id} with {given}, which fits the inputSchema, failed: "
-            f"{excerpt(_text_of(result), 120)}. If the input was the problem, say so in the "
-            "schema; if not, check the tool.",
-            severity=Severity.WARNING,
+            "behaviour.error-coded",
+            f"{shown} answered call #{record.id} with an error that carries no known code "
+            f"({excerpt(said, 100)}). Start error text with Error [code]: (invalid_input, "
+            "needs_user, unavailable, failed, ...) or throw an error whose code is one of them, "
+            "so agents know what to do next.",
         )
-    if purpose == "invalid" and code not in ("timeout",) and not record.pending:
-        refused = code == "invalid_input" or result.get("isError") is True
-        refused = refused or record.browser.status == "Error"
-        if not refused:
+    if report.status == "Completed" and code is None:
+        why = reads_as_failure(report.output)
+        if why is not None:
             add(
-                "behaviour.rejects-invalid-input",
-                f"Call #{record.id} with {given}, which breaks the inputSchema, was accepted. "
-                "Check the input and answer toolError('invalid_input', what is wrong), or throw.",
+                "behaviour.failure-flagged",
+                f"{shown} answered call #{record.id} with what reads as a failure ({why}), but "
+                "not as an error, so an agent takes it for success. Return "
+                "{content: [...], isError: true} with Error [code]: text, or throw.",
             )
-    if out is not None:
-        out.extend(col)
-    return col.findings
+    if declarative and report.status == "Completed" and normalise_output(report.output) == []:
+        add(
+            "behaviour.form-result-data",
+            f"The form {shown} submitted (call #{record.id}) to a page that carries no JSON-LD, "
+            "so the agent got [] back and cannot tell what happened. Put the result on the "
+            'next page as <script type="application/ld+json">, or answer with '
+            "event.respondWith().",
+        )
+    if purpose == "valid" and code == ToolErrorCode.INVALID_INPUT.value:
+        add(
+            "behaviour.accepts-valid-input",
+            f"{shown} rejected input that its inputSchema allows (call #{record.id}: {given}; "
+            f"it said {excerpt(said or _first_text(record.result), 120)}). Make the schema say what the tool really accepts "
+            "(enum, pattern, examples), or answer a value that is well-formed but unknown with "
+            "another code (failed, unavailable).",
+        )
+    elif purpose == "valid" and bug is not None:
+        add(
+            "behaviour.accepts-valid-input",
+            f"{shown} crashed on input that fits its inputSchema (call #{record.id}: {given}): "
+            f"it threw {excerpt(said, 160)}. A {bug} is a bug in the tool's code: fix it, or "
+            "make the schema say what the tool really needs.",
+        )
+    elif purpose == "valid" and page_error and page_code == ToolErrorCode.FAILED.value and said:
+        add(
+            "behaviour.accepts-valid-input",
+            f"{shown} failed on input that fits its inputSchema (call #{record.id}: {given}): "
+            f"{excerpt(said, 120)}. Fine if the input names something that does not exist; if "
+            "the input itself was the problem, say so in the schema.",
+            Severity.INFO,
+        )
+    if purpose == "invalid" and code is None and report.status == "Completed":
+        add(
+            "behaviour.rejects-invalid-input",
+            f"{shown} accepted input its inputSchema forbids ({kind}: call #{record.id}, "
+            f"{given}) without an error. Check the input and answer Error [invalid_input]: "
+            "saying what to fix, so an agent's mistakes do not pass silently."
+            + (
+                " (The form has no script: the browser coerced the value, so only a script "
+                "that checks the input could answer.)"
+                if script_free and declarative
+                else ""
+            ),
+            Severity.INFO if script_free and declarative else None,
+        )
+    return done()

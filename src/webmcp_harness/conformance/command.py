@@ -131,6 +131,19 @@ def cli_url(url: str, limit: int = 100) -> str:
     help="Which tools the behaviour checks call: those marked readOnlyHint, all of them "
     "(side effects! only on a site you may change), or none.",
 )
+@click.option(
+    "--explore",
+    type=click.IntRange(0, 5),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Check the tools a call makes appear too, up to N calls deep (0: only the first list).",
+)
+@click.option(
+    "--allow-no-tools",
+    is_flag=True,
+    help="A page without tools is fine (for pages meant to have none); else it is an error.",
+)
 @click.option("--strict", is_flag=True, help="Warnings fail the run too.")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the JSON report on stdout (the summary: stderr)."
@@ -161,6 +174,8 @@ def check(
     crawl: int | None,
     workers: int,
     call_mode: CallMode,
+    explore: int,
+    allow_no_tools: bool,
     strict: bool,
     as_json: bool,
     json_path: str | None,
@@ -185,6 +200,8 @@ def check(
     options = CheckOptions(
         timeout=browser.timeout,
         call=call_mode,
+        explore=explore,
+        allow_no_tools=allow_no_tools,
         crawl=crawl if crawl is not None else (DEMO_CRAWL if demo else 0),
         workers=workers,
         strict=strict,

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 __all__ = [
     "CHECKS",
+    "CODES_DOC",
     "SPEC_URL",
     "Check",
     "Collector",
@@ -17,14 +18,16 @@ __all__ = [
     "Severity",
     "Target",
     "checks",
+    "codes",
     "excerpt",
     "get_check",
     "spec",
 ]
 
 SPEC_URL = "https://webmachinelearning.github.io/webmcp/"
-SEED_RESULTS = "seeds/000_38d55e6988d2c2e9.txt"
-SEED_HELPERS = "seeds/001_8cb810bb83784686.txt"
+# This project's page on the checks and the error codes (docs/codes.md; one anchor per check).
+# The lead may point it at the published docs once they have a public address.
+CODES_DOC = "docs/codes.md"
 # The spec's declarative section points to the explainer (toolparamdescription, toolautosubmit).
 DECLARATIVE = f"{SPEC_URL}#declarative-api"
 
@@ -34,6 +37,11 @@ Scope = Literal["page", "tool"]
 def spec(anchor: str) -> str:
     """The URL of a section of the WebMCP spec."""
     return f"{SPEC_URL}#{anchor}"
+
+
+def codes(check_id: str) -> str:
+    """Where docs/codes.md explains a check (its id, dots as dashes, is the anchor)."""
+    return f"{CODES_DOC}#{check_id.replace('.', '-')}"
 
 
 def excerpt(text: str, limit: int = 80) -> str:
@@ -117,7 +125,7 @@ _register(
     spec("document-extension"),
     scope="page",
 )
-_register("discovery.tools-found", W, "The page exposes tools", spec("api"), scope="page")
+_register("discovery.tools-found", E, "The page exposes tools", spec("api"), scope="page")
 _register(
     "discovery.tool-count",
     W,
@@ -130,6 +138,28 @@ _register(
     W,
     "Tool names are unique across the page's frames",
     spec("tool-definition-name"),
+    scope="page",
+)
+
+_register(
+    "discovery.page-errors",
+    E,
+    "The page throws no uncaught errors or unhandled rejections",
+    spec("api"),
+    scope="page",
+)
+_register(
+    "discovery.registration-refused",
+    E,
+    "The browser accepts every registerTool call",
+    spec("model-context-container"),
+    scope="page",
+)
+_register(
+    "discovery.permissions-policy",
+    E,
+    'Frames that register tools are allowed to (allow="tools")',
+    spec("permissions-policy"),
     scope="page",
 )
 
@@ -180,6 +210,13 @@ _register(
     spec("dom-modelcontexttool-inputschema"),
 )
 
+_register(
+    "metadata.params-in-properties",
+    E,
+    "Parameters are defined inside properties",
+    spec("dom-modelcontexttool-inputschema"),
+)
+
 # Safety: what could turn an agent against its user.
 _register(
     "safety.description-injection",
@@ -212,18 +249,51 @@ _register(
     spec("output-injection-attacks"),
 )
 
+_register(
+    "safety.code-execution",
+    E,
+    "No tool runs code it is given (eval, run JavaScript)",
+    spec("tool-implementation-targets"),
+)
+
 # Behaviour: judged from the records of calls the runner made.
-_register("behaviour.answers", E, "Answers within the timeout", SEED_RESULTS)
-_register("behaviour.valid-result", E, "Returns a valid MCP tool result", SEED_HELPERS)
-_register("behaviour.accepts-valid-input", E, "Accepts schema-valid input", SEED_RESULTS)
+_register("behaviour.answers", E, "Answers within the timeout", codes("behaviour.answers"))
+_register(
+    "behaviour.valid-result", E, "Returns a valid MCP tool result", codes("behaviour.valid-result")
+)
+_register(
+    "behaviour.accepts-valid-input",
+    E,
+    "Accepts schema-valid input",
+    codes("behaviour.accepts-valid-input"),
+)
 _register(
     "behaviour.rejects-invalid-input",
     W,
     "Rejects schema-invalid input with invalid_input or an error",
-    SEED_RESULTS,
+    codes("behaviour.rejects-invalid-input"),
 )
-_register("behaviour.error-coded", W, "Error results carry a known code", SEED_RESULTS)
-_register("behaviour.no-navigation", E, "An imperative call does not navigate", SEED_RESULTS)
+_register(
+    "behaviour.error-coded", W, "Error results carry a known code", codes("behaviour.error-coded")
+)
+_register(
+    "behaviour.failure-flagged",
+    W,
+    "A result that reads as a failure is marked isError",
+    codes("behaviour.failure-flagged"),
+)
+_register(
+    "behaviour.no-navigation",
+    E,
+    "An imperative call does not navigate",
+    codes("behaviour.no-navigation"),
+)
+_register(
+    "behaviour.form-result-data",
+    W,
+    "A form that submits to another page finds JSON-LD there for the agent",
+    DECLARATIVE,
+)
 
 # Declarative forms: the browser's synthesised schema against the form's controls.
 _register(
@@ -255,6 +325,13 @@ _register(
     W,
     "A required checkbox is not offered as a free boolean",
     DECLARATIVE,
+)
+_register(
+    "form.browser-issues",
+    E,
+    "Chromium finds no problem in the page's tool forms (toolname, tooldescription, names)",
+    DECLARATIVE,
+    scope="page",
 )
 _register(
     "form.submit-button",
@@ -386,6 +463,15 @@ class Collector:
         if key not in self._seen:
             self._seen.add(key)
             self.targets.append(Target(check_id, self.page, tool, frame or None, reason))
+
+    def skip_instead(self, check_ids: Iterable[str], reason: str) -> None:
+        """Note that page checks did not run, and why, even if they were noted as run."""
+        drop = set(check_ids)
+        self.targets[:] = [t for t in self.targets if t.check not in drop or t.tool is not None]
+        self._seen = {k for k in self._seen if k[0] not in drop or k[2] is not None}
+        self.findings[:] = [f for f in self.findings if f.check not in drop or f.tool is not None]
+        for check_id in check_ids:
+            self.skip(check_id, reason)
 
     def add(
         self,

@@ -21,6 +21,7 @@ from typing import Any, TypedDict
 from .findings import Collector, Finding, Severity, excerpt
 
 __all__ = [
+    "BROWSER_ISSUE_TYPES",
     "EXTRACT_FORMS_JS",
     "EXTRACT_FORM_JS",
     "FORM_CHECKS",
@@ -28,6 +29,7 @@ __all__ = [
     "FormControl",
     "FormDescription",
     "FormOption",
+    "check_browser_form_issues",
     "check_form",
     "schema_controls",
 ]
@@ -458,6 +460,80 @@ def check_form(
                 "agent's call. Enable it once the form is filled.",
                 severity=Severity.WARNING,
             )
+    if out is not None:
+        out.extend(col)
+    return col.findings
+
+
+# Chromium's own lint of declarative forms (DevTools `Audits.issueAdded`, GenericIssue errorType;
+# measured on Chromium 156). ParameterMissingTitleAndDescription is left out: form.params-described
+# reports the same thing, with the schema beside it.
+_BROWSER_ISSUES: dict[str, tuple[Severity, str]] = {
+    "FormModelContextMissingToolName": (
+        Severity.ERROR,
+        "has tooldescription but no toolname, so the browser makes no tool of it. Add toolname.",
+    ),
+    "FormModelContextMissingToolDescription": (
+        Severity.ERROR,
+        "has toolname but no tooldescription, so the browser makes no tool of it. Add a "
+        "tooldescription that says what the form does.",
+    ),
+    "FormModelContextRequiredParameterMissingName": (
+        Severity.ERROR,
+        "is required but has no name, so it is not in the tool's schema and an agent can never "
+        "fill it: the form cannot be submitted. Give it a name.",
+    ),
+    "FormModelContextParameterMissingName": (
+        Severity.WARNING,
+        "has no name, so it is not in the tool's schema and an agent cannot fill it. Give it a "
+        "name (or remove it).",
+    ),
+}
+BROWSER_ISSUE_TYPES = frozenset(_BROWSER_ISSUES)
+
+
+def _node_label(node: dict[str, Any]) -> tuple[str, str | None]:
+    """A form or control as a person finds it in the source, and the form's toolname if any."""
+    tag = str(node.get("nodeName") or "element").lower()[:20]
+    raw = node.get("attributes")
+    attributes = raw if isinstance(raw, list) else []
+    pairs = dict(zip(attributes[0::2], attributes[1::2], strict=False))
+    shown = [
+        f'{key}="{excerpt(str(pairs[key]), 40)[1:-1]}"'
+        for key in ("id", "toolname", "tooldescription", "type", "toolparamdescription")
+        if key in pairs
+    ][:2]
+    toolname = pairs.get("toolname")
+    return f"<{tag}{''.join(' ' + s for s in shown)}>", toolname if isinstance(
+        toolname, str
+    ) else None
+
+
+def check_browser_form_issues(
+    issues: list[dict[str, Any]], *, page: str, out: Collector | None = None
+) -> list[Finding]:
+    """Findings from Chromium's form issues: each {"errorType", "node": DOM.describeNode's node}."""
+    col = Collector(page)
+    col.ran("form.browser-issues")
+    seen: set[tuple[str, str]] = set()
+    for issue in issues[:200]:
+        kind = issue.get("errorType")
+        if kind not in _BROWSER_ISSUES:
+            continue
+        node = issue.get("node") if isinstance(issue.get("node"), dict) else {}
+        label, toolname = _node_label(node or {})
+        if (kind, label) in seen:
+            continue
+        seen.add((kind, label))
+        severity, fix = _BROWSER_ISSUES[kind]
+        what = "The form" if label.startswith("<form") else "The control"
+        col.add(
+            "form.browser-issues",
+            f"{what} {label} {fix} (Chromium reports {kind}.)",
+            tool=toolname,
+            severity=severity,
+            detail={"errorType": kind},
+        )
     if out is not None:
         out.extend(col)
     return col.findings

@@ -47,6 +47,75 @@ METADATA_CHECKS = (
     "metadata.schema-object",
     "metadata.params-described",
     "metadata.required-defined",
+    "metadata.params-in-properties",
+)
+# JSON Schema keywords an object schema may have at its top level (2020-12 and older drafts).
+_SCHEMA_KEYWORDS = frozenset(
+    [
+        "$schema",
+        "$id",
+        "$ref",
+        "$defs",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "$comment",
+        "definitions",
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "patternProperties",
+        "propertyNames",
+        "unevaluatedProperties",
+        "minProperties",
+        "maxProperties",
+        "dependentRequired",
+        "dependentSchemas",
+        "dependencies",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "enum",
+        "const",
+        "default",
+        "examples",
+        "title",
+        "description",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+        "format",
+        "contentMediaType",
+        "contentEncoding",
+        "contentSchema",
+        "items",
+        "prefixItems",
+        "contains",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minContains",
+        "maxContains",
+        "unevaluatedItems",
+        "additionalItems",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "nullable",
+        "discriminator",
+        "x-order",
+    ]
 )
 
 
@@ -70,18 +139,23 @@ def check_discovery(
     out: Collector | None = None,
     expect_tools: bool = True,
     max_tools: int = MAX_TOOLS_PER_PAGE,
+    why_none: str | None = None,
 ) -> list[Finding]:
     """Page-level checks: tools found, not too many, names unique across frames.
 
-    expect_tools=False (a page reached by crawling, say) makes a page without tools an info.
+    expect_tools=False (a page reached by crawling, or one meant to have none) makes a page
+    without tools an info. why_none says what the runner saw (a script that crashed, say).
     """
     col = Collector(page)
     col.ran_all(DISCOVERY_CHECKS)
     if not tools:
         col.add(
             "discovery.tools-found",
-            "No WebMCP tools on this page. Register tools with document.modelContext.registerTool() "
-            "or mark a form with toolname and tooldescription.",
+            "No WebMCP tools on this page"
+            + (f": {why_none}" if why_none else "")
+            + ". Register tools with document.modelContext.registerTool() or mark a form with "
+            "toolname and tooldescription (or pass --allow-no-tools if the page is meant to "
+            "have none).",
             severity=None if expect_tools else Severity.INFO,
         )
     if len(tools) > max_tools:
@@ -263,6 +337,22 @@ def _check_schema_shape(schema: dict[str, Any], add: Callable[..., None]) -> Non
             f"{len(undescribed)} parameter(s) without a description: {_listing(undescribed)}. "
             "Describe each parameter: what it means, its format, an example.",
             detail={"params": undescribed[:100]},
+        )
+    stray = [
+        key
+        for key, sub in schema.items()
+        if key not in _SCHEMA_KEYWORDS
+        and not key.startswith("x-")
+        and isinstance(sub, dict)
+        and (isinstance(sub.get("type"), (str, list)) or "description" in sub or "enum" in sub)
+    ]
+    if stray:
+        add(
+            "metadata.params-in-properties",
+            f"{_listing(stray)} {'looks' if len(stray) == 1 else 'look'} like parameters but "
+            'sit beside "properties", not in it, '
+            'so agents do not see them as parameters. Move them into "properties".',
+            detail={"params": stray[:100]},
         )
     required = schema.get("required")
     if isinstance(required, list):

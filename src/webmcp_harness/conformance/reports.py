@@ -627,8 +627,33 @@ def _summary_renderables(report: CheckReport, strict: bool, limit: int) -> list[
         shown.append(table)
         if len(ordered) > limit:
             shown.append(Text(f"… and {len(ordered) - limit:,} more findings (see the reports)"))
+    shown.extend(Text(line) for line in skipped_lines(report))
     shown.append(verdict)
+    if not report.options.get("screenshots"):
+        shown.append(
+            Text(
+                "Every check, page and call, with screenshots: add --html report.html", style="dim"
+            )
+        )
     return shown
+
+
+def skipped_lines(report: CheckReport, limit: int = 6) -> list[str]:
+    """Why checks were skipped, most common reason first ("91 skipped: not readOnlyHint; ...")."""
+    reasons: dict[str, int] = {}
+    for target in report.targets:
+        if target.skipped:
+            reason = _plain(target.skipped, 160)
+            reasons[reason] = reasons.get(reason, 0) + 1
+    ordered = sorted(reasons.items(), key=lambda item: -item[1])
+    lines = [f"{count:,} skipped: {reason}" for reason, count in ordered[:limit]]
+    rest = sum(count for _, count in ordered[limit:])
+    if rest:
+        lines.append(f"{rest:,} skipped for other reasons (see the reports)")
+    not_visited = report.options.get("pagesNotVisited")
+    if isinstance(not_visited, int) and not_visited:
+        lines.append(f"{not_visited:,} pages not visited: more than --max-pages")
+    return lines
 
 
 def print_summary(

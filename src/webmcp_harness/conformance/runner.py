@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
-import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -19,17 +19,29 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urldefrag, urlsplit
 
-from ..coding import normalise_output
 from ..errors import ToolErrorCode
 from ..records import CallRecord, Tool
-from ..results import is_error_text, tool_error_code
 from ..schema import validate_args
 from ..session import BackendChoice, WebMCPSession
-from .behaviour import BEHAVIOUR_CHECKS
+from .behaviour import BEHAVIOUR_CHECKS, Purpose, answered_normally, check_call
 from .findings import Collector, Severity, excerpt
-from .forms import EXTRACT_FORM_JS, FORM_CHECKS, FORM_FUNCTION_DECLARATION, check_form
+from .forms import (
+    BROWSER_ISSUE_TYPES,
+    EXTRACT_FORM_JS,
+    FORM_CHECKS,
+    FORM_FUNCTION_DECLARATION,
+    check_browser_form_issues,
+    check_form,
+)
 from .inputs import invalid_input, valid_input
 from .metadata import DISCOVERY_CHECKS, check_discovery, check_tool_metadata, frame_of
+from .pageerrors import (
+    FRAMES_WITHOUT_TOOLS_JS,
+    WATCH_REGISTRATIONS_JS,
+    Attempt,
+    PageError,
+    check_page_errors,
+)
 from .reports import CheckReport, PageResult
 from .safety import check_result, check_tool_safety
 
@@ -44,20 +56,29 @@ __all__ = [
     "Progress",
     "check_urls",
     "normalise_url",
-    "result_problem",
 ]
 
 CallMode = Literal["readonly", "all", "none"]
 _CALL_CHECKS = (*BEHAVIOUR_CHECKS, "safety.output-injection")
+
+
+def _call_checks(tool: Tool) -> tuple[str, ...]:
+    """The checks calling tool runs (a form may navigate; only a form has a result page)."""
+    left_out = "behaviour.no-navigation" if tool.declarative else "behaviour.form-result-data"
+    return tuple(c for c in _CALL_CHECKS if c != left_out)
+
+
 _PAGE_CHECKS = ("discovery.page-load", "discovery.model-context", "discovery.secure-context")
 
-_KNOWN_CODES = frozenset(c.value for c in ToolErrorCode)
 _PROBE_WAIT = 5.0  # seconds a quick look into the page may take, at least (see Checker.wait)
 _CLOSE_WAIT = 10.0
 _MAX_LINKS = 2_000
 _MAX_URL = 2_048
 _MAX_SCREENSHOT = 2_000_000  # bytes; a larger screenshot is dropped
 _MAX_FORMS = 200
+_MAX_ERRORS = 500  # uncaught page errors kept per page
+_LATE_ANSWER_WAIT = 3.0  # seconds to wait for the answer of a tool removed mid-call
+_MAX_EXPLORED = 200  # tools known on a page at most, those found by exploring included
 _MAX_HANGS = 3  # tools that did not answer before the rest of a page is skipped
 _SETTLE_CAP = 2.0  # seconds at most spent waiting for the tool list to stop changing
 # Static checks run on the event loop, a few tools at a time: in a thread they would hold the GIL
@@ -70,14 +91,6 @@ _NOT_PAGES = re.compile(  # links to files, not pages: the crawl skips them
     r"wasm)$",
     re.IGNORECASE,
 )
-_MCP_CONTENT_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
-_UNSERIALISABLE = (
-    "circular structure",
-    "BigInt",
-    "could not be cloned",
-    "cyclic object",
-    "Converting circular",
-)
 
 _PROBE_JS = """() => {
   const MAX_LINKS = @MAX_LINKS@, MAX_URL = @MAX_URL@;
@@ -89,8 +102,25 @@ _PROBE_JS = """() => {
     const href = safe(() => new URL(a.getAttribute("href"), document.baseURI).href, null);
     if (typeof href === "string") links.push(href.slice(0, MAX_URL));
   }
+  // GET forms lead to pages too: their action, with the values the form holds now.
+  const forms = safe(() => Array.prototype.slice.call(document.forms, 0, 200), []);
+  for (const f of forms) {
+    const href = safe(() => {
+      if ((f.getAttribute("method") || "get").toLowerCase() !== "get") return null;
+      const target = new URL(f.getAttribute("action") || document.URL, document.baseURI);
+      const query = new URLSearchParams();
+      for (const [k, v] of new FormData(f)) if (typeof v === "string") query.append(k, v);
+      target.search = query.toString();
+      target.hash = "";
+      return target.href;
+    }, null);
+    if (typeof href === "string") links.push(href.slice(0, MAX_URL));
+  }
   return {
     modelContext: safe(() => !!document.modelContext, false),
+    api: safe(() => typeof window.ModelContext === "function", false),
+    scripts: safe(() => document.scripts.length, 0),
+    toolForms: safe(() => document.querySelectorAll("form[toolname], form[tooldescription]").length, 0),
     secure: safe(() => window.isSecureContext === true, false),
     title: safe(() => String(document.title || "").slice(0, 300), ""),
     links,
@@ -138,6 +168,8 @@ class CheckOptions:
     backend: BackendChoice = "auto"
     screenshots: bool = False  # PNG of each page, for the HTML report
     settle: float = 0.2  # seconds the tool list must stay unchanged after the page loads
+    allow_no_tools: bool = False  # a page the user gave may have no tools (else: an error)
+    explore: int = 1  # tools a call makes appear are checked too, this many calls deep
     viewport: tuple[int, int] = (1024, 720)
 
     @property
@@ -167,12 +199,15 @@ ProgressCallback = Callable[[Progress], None]
 ContextHook = Callable[["BrowserContext"], Awaitable[None]]
 
 
-def normalise_url(url: str) -> str:
-    """url without its fragment, with an empty path written as "/" (for deduplicating pages)."""
-    bare, _ = urldefrag(url.strip())
+def normalise_url(url: str, *, keep_fragment: bool = False) -> str:
+    """url as a page key: an empty path written as "/", and without its fragment unless the
+    fragment is a route (`#/…`, `#!…`: a single-page app's page) or keep_fragment is set."""
+    bare, fragment = urldefrag(url.strip())
     parts = urlsplit(bare)
     if not parts.path and parts.netloc:
         bare = parts._replace(path="/").geturl()
+    if fragment and (keep_fragment or fragment[:1] in ("/", "!")):
+        bare += "#" + fragment
     return bare
 
 
@@ -189,92 +224,6 @@ def _is_page_link(url: str, origin: tuple[str, str]) -> bool:
     if parts.scheme not in ("http", "https") or _origin(url) != origin:
         return False
     return _NOT_PAGES.search(parts.path) is None
-
-
-def _short(value: Any, limit: int = 120) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
-    return excerpt(text, limit)
-
-
-def _first_text(result: Any) -> str:
-    if isinstance(result, dict):
-        for item in result.get("content") or []:
-            if isinstance(item, dict) and item.get("type") == "text":
-                return str(item.get("text", ""))
-    return ""
-
-
-def result_problem(output: Any) -> str | None:
-    """Why a tool's answer is not a valid MCP tool result, or None.
-
-    Plain values (strings, objects without `content`) are fine: the harness wraps them. An object
-    that looks like an MCP result (it has `content` or `isError`) must be one.
-    """
-    if not isinstance(output, dict) or not ("content" in output or "isError" in output):
-        return None
-    content = output.get("content")
-    if not isinstance(content, list):
-        kind = "missing" if content is None else f"a {type(content).__name__}"
-        return f'"content" must be a list of content items, but it is {kind}'
-    for index, item in enumerate(content[:1_000]):
-        where = f"content[{index}]"
-        if not isinstance(item, dict):
-            return f"{where} must be an object, not {_short(item, 40)}"
-        kind = str(item.get("type"))
-        if kind not in _MCP_CONTENT_TYPES:
-            return (
-                f"{where} has type {_short(item.get('type'), 40)}; use text, image, audio, "
-                "resource or resource_link"
-            )
-        if kind == "text" and not isinstance(item.get("text"), str):
-            return f'{where} is a text item without a "text" string'
-        if kind in ("image", "audio") and not (
-            isinstance(item.get("data"), str) and isinstance(item.get("mimeType"), str)
-        ):
-            return f'{where} is an {kind} item without "data" and "mimeType" strings'
-        if kind == "resource" and not isinstance(item.get("resource"), dict):
-            return f'{where} is a resource item without a "resource" object'
-        if kind == "resource_link" and not isinstance(item.get("uri"), str):
-            return f'{where} is a resource_link item without a "uri" string'
-    if "isError" in output and not isinstance(output["isError"], bool):
-        return f'"isError" must be true or false, not {_short(output["isError"], 40)}'
-    structured = output.get("structuredContent")
-    if "structuredContent" in output and not isinstance(structured, dict):
-        return f'"structuredContent" must be an object, not {_short(structured, 40)}'
-    return None
-
-
-def _page_error_code(record: CallRecord) -> tuple[bool, str | None]:
-    """Whether the page itself answered with an error, and the code it gave (None: none known).
-
-    Only what the page chose counts: errors the harness or the browser coded (timeouts,
-    interruptions, form validation) and plain thrown errors (the harness codes them failed) do not.
-    """
-    report = record.browser
-    if report.status == "Completed":
-        value = normalise_output(report.output)
-        if isinstance(value, dict) and isinstance(value.get("content"), list):
-            text = _first_text(value)
-            if value.get("isError") is True or is_error_text(text):
-                code = tool_error_code(value)
-                return True, code.value if code is not None else None
-            return False, None
-        if isinstance(value, str) and is_error_text(value):
-            code = tool_error_code({"content": [{"type": "text", "text": value}]})
-            return True, code.value if code is not None else None
-        return False, None
-    if report.status == "Error" and isinstance(report.exception, dict):
-        code = report.exception.get("code")
-        if isinstance(code, str) and code:  # (a DOMException's numeric legacy code is no code)
-            return True, code if code in _KNOWN_CODES else None
-        message = report.exception.get("message")
-        if isinstance(message, str) and message.startswith("Error ["):
-            coded = tool_error_code({"content": [{"type": "text", "text": message}]})
-            return True, coded.value if coded is not None else None
-    return False, "known"
 
 
 def _with_examples(schema: Any, args: dict[str, Any]) -> dict[str, Any]:
@@ -343,6 +292,11 @@ class _Visit:
     records: list[CallRecord] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     hangs: int = 0
+    followed: int = 0  # links already handed to the crawl
+    script_free: bool = False  # the page has no <script>: its forms are all the browser's
+    errors: list[PageError] = field(default_factory=list)  # uncaught, in any frame
+    during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
+    led_by: dict[tuple[str, str], str] = field(default_factory=dict)  # explored tool -> call
     reported: set[tuple[str, str]] = field(default_factory=set)
 
 
@@ -413,7 +367,7 @@ class Checker:
         return report
 
     def _enqueue(self, url: str, depth: int, *, seed: bool = False) -> None:
-        key = normalise_url(url)
+        key = normalise_url(url, keep_fragment=seed)
         if key in self._seen:
             return
         parts = urlsplit(key)
@@ -438,11 +392,7 @@ class Checker:
                 self._progress("start", url)
                 visit = await self.check_page(url, depth=depth, seed=seed)
                 self._done[url] = visit
-                if depth < self.options.crawl:
-                    origin = _origin(url)
-                    for link in visit.links:
-                        if _is_page_link(link, origin):
-                            self._enqueue(link, depth + 1)
+                self._follow(visit)  # the links found since the probe (a form's result page)
                 self._progress("done", url, visit)
             except asyncio.CancelledError:
                 if _cancelled_from_outside():
@@ -451,6 +401,17 @@ class Checker:
                 pass
             finally:
                 self._queue.task_done()
+
+    def _follow(self, visit: _Visit) -> None:
+        """Queue the same-origin pages visit links to (as soon as they are known, so the next
+        crawl level loads while this page's tools are still being called)."""
+        if visit.depth >= self.options.crawl or self._queue is None:
+            return
+        origin = _origin(visit.url)
+        for link in visit.links[visit.followed :]:
+            if _is_page_link(link, origin):
+                self._enqueue(link, visit.depth + 1)
+        visit.followed = len(visit.links)
 
     def _progress(
         self, event: Literal["start", "done"], url: str, visit: _Visit | None = None
@@ -481,6 +442,7 @@ class Checker:
         visit = _Visit(url, depth, seed, Collector(url), PageResult(url=url, calls=[]))
         try:
             await self._check_page(visit)
+            await self._check_errors(visit)
         except (Exception, asyncio.CancelledError) as exc:  # trouble must not end the run
             if isinstance(exc, asyncio.CancelledError) and _cancelled_from_outside():
                 raise
@@ -510,6 +472,15 @@ class Checker:
             for check_id in (*_PAGE_CHECKS[1:], *DISCOVERY_CHECKS):
                 col.skip(check_id, "the page did not load")
             return
+        landed = visit.page.url if visit.page is not None else visit.url
+        if _origin(landed) != _origin(visit.url):
+            why = (
+                f"the page went to another origin ({excerpt(landed, 120)}): only "
+                f"{_origin(visit.url)[0]}://{_origin(visit.url)[1]} is checked"
+            )
+            visit.result.error = f"skipped: {why}"
+            col.skip_instead((*_PAGE_CHECKS, *DISCOVERY_CHECKS), why)
+            return
         probe = await self._probe(visit)
         if probe is None:
             col.findings[:] = [f for f in col.findings if f.check != "discovery.page-load"]
@@ -522,6 +493,7 @@ class Checker:
             return
         visit.result.title = probe["title"]
         visit.links = probe["links"]
+        self._follow(visit)
         await self._screenshot(visit)
         assert visit.session is not None
         listed = await self._tools(visit)
@@ -541,8 +513,16 @@ class Checker:
                 "document.modelContext and agents cannot see its tools. Serve it over https (or "
                 "http on localhost while developing).",
             )
+        visit.script_free = probe["scripts"] == 0
         if not has_context and not tools:
-            if secure:
+            if secure and not probe["api"]:
+                col.add(
+                    "discovery.model-context",
+                    "This browser has no WebMCP (no ModelContext interface: the WebMCP feature "
+                    "flag is off), so the page cannot register tools. Run Chromium 146+ with "
+                    "--enable-features=WebMCP, or load a polyfill before your tool scripts.",
+                )
+            elif secure:
                 col.add(
                     "discovery.model-context",
                     "document.modelContext is not there, so the page cannot register tools. Use a "
@@ -554,7 +534,21 @@ class Checker:
             for check_id in DISCOVERY_CHECKS:
                 col.skip(check_id, "no document.modelContext")
             return
-        check_discovery(tools, page=visit.url, out=col, expect_tools=visit.seed)
+        crashed = [e for e in visit.errors if e.during is None]
+        why_none = None
+        if crashed:
+            first = crashed[0]
+            why_none = (
+                f"its script threw while loading ({excerpt(f'{first.name}: {first.message}', 120)})"
+                ", which may have stopped it before it registered them"
+            )
+        check_discovery(
+            tools,
+            page=visit.url,
+            out=col,
+            expect_tools=visit.seed and not self.options.allow_no_tools,
+            why_none=why_none,
+        )
         if not tools:
             return
         static = Collector(visit.url)
@@ -565,6 +559,10 @@ class Checker:
                 await asyncio.sleep(0)  # let other pages' events and timers through
         forms = Collector(visit.url)
         await self._check_forms(visit, tools, forms)
+        if probe["toolForms"]:
+            check_browser_form_issues(await self._form_issues(visit), page=visit.url, out=forms)
+        else:
+            forms.skip("form.browser-issues", "no <form toolname> or <form tooldescription>")
         # A form control without a description is one problem: report it where it is fixed
         # (the control's label), not also as an undescribed schema property.
         by_form = {(f.tool, f.frame) for f in forms.findings if f.check == "form.params-described"}
@@ -576,6 +574,26 @@ class Checker:
         col.extend(static)
         col.extend(forms)
         await self._check_behaviour(visit, tools)
+
+    async def _check_errors(self, visit: _Visit) -> None:
+        """The page's uncaught errors (load and calls) and refused registrations as findings."""
+        page, attempts, without = visit.page, [], []
+        # Registration attempts and frames only explain errors: none thrown, nothing to read.
+        if visit.errors and page is not None and not page.is_closed():
+            for frame in page.frames[:50]:
+                found = await _bounded(
+                    frame.evaluate("() => window.__webmcpCheckAttempts || []"), self.wait
+                )
+                where = None if frame == page.main_frame else frame.url
+                for item in found[:500] if isinstance(found, list) else []:
+                    attempt = Attempt.from_js(item, where)
+                    if attempt is not None:
+                        attempts.append(attempt)
+            listed = await _bounded(page.evaluate(FRAMES_WITHOUT_TOOLS_JS), self.wait)
+            without = [x for x in listed if isinstance(x, dict)] if isinstance(listed, list) else []
+        check_page_errors(
+            visit.errors, attempts, without, visit.result.tools, page=visit.url, out=visit.col
+        )
 
     # -- opening, probing, closing ---------------------------------------------------------
     async def _open(self, visit: _Visit) -> tuple[str | None, bool]:
@@ -602,6 +620,7 @@ class Checker:
         visit.context = context
         context.set_default_timeout(options.page_timeout * 1000)
         await context.add_init_script(_COUNT_NAVIGATIONS_JS)
+        await context.add_init_script(WATCH_REGISTRATIONS_JS)
         if self.prepare_context is not None:
             await self.prepare_context(context)
         page = await context.new_page()
@@ -614,6 +633,23 @@ class Checker:
                     visit.moved.set()
 
         page.on("request", requested)
+
+        def thrown(error: Any) -> None:  # uncaught, in any frame (out-of-process ones too)
+            if len(visit.errors) >= _MAX_ERRORS:
+                return
+            with contextlib.suppress(Exception):
+                during, tool = visit.during or (None, None)
+                visit.errors.append(
+                    PageError(
+                        str(getattr(error, "name", "") or "Error")[:100],
+                        str(getattr(error, "message", "") or error)[:2_000],
+                        str(getattr(error, "stack", "") or "")[:4_000],
+                        during,
+                        tool,
+                    )
+                )
+
+        page.on("pageerror", thrown)
         visit.session = await WebMCPSession.attach(
             page, timeout=options.page_timeout, backend=options.backend
         )
@@ -688,6 +724,9 @@ class Checker:
         links = raw.get("links")
         return {
             "modelContext": raw.get("modelContext") is True,
+            "api": raw.get("api") is True,
+            "scripts": raw.get("scripts") if isinstance(raw.get("scripts"), int) else 1,
+            "toolForms": raw.get("toolForms") if isinstance(raw.get("toolForms"), int) else 0,
             "secure": raw.get("secure") is True,
             "title": str(raw.get("title") or "")[:300],
             "links": [x for x in links if isinstance(x, str)][:_MAX_LINKS]
@@ -752,6 +791,35 @@ class Checker:
                 described, tool.input_schema, page=visit.url, tool=tool.name, frame=frame, out=out
             )
 
+    async def _form_issues(self, visit: _Visit) -> list[dict[str, Any]]:
+        """Chromium's own issues with the page's tool forms (Audits.enable replays them)."""
+        if visit.context is None or visit.page is None:
+            return []
+        cdp = await _bounded(visit.context.new_cdp_session(visit.page), self.wait)
+        if cdp is None:
+            return []
+        found: list[dict[str, Any]] = []
+
+        def added(event: dict[str, Any]) -> None:
+            details = (event.get("issue") or {}).get("details") or {}
+            generic = details.get("genericIssueDetails") or {}
+            if generic.get("errorType") in BROWSER_ISSUE_TYPES and len(found) < 200:
+                found.append(dict(generic))
+
+        try:
+            cdp.on("Audits.issueAdded", added)
+            await _bounded(cdp.send("Audits.enable"), self.wait)  # replays the issues so far
+            for issue in found:
+                node_id = issue.get("violatingNodeId")
+                if isinstance(node_id, int):
+                    reply = await _bounded(
+                        cdp.send("DOM.describeNode", {"backendNodeId": node_id}), self.wait
+                    )
+                    issue["node"] = reply.get("node") if isinstance(reply, dict) else None
+        finally:
+            await _bounded(cdp.detach(), self.wait)
+        return found
+
     async def _describe_form(self, visit: _Visit, tool: Tool) -> dict[str, Any] | None:
         session, page = visit.session, visit.page
         if session is None or page is None:
@@ -771,16 +839,21 @@ class Checker:
     def _why_not_called(self, tool: Tool) -> str | None:
         mode = self.options.call
         if mode == "none":
-            return "tools are not called (--call none)"
+            return "tools are not called (--call none); use --call readonly or all to call them"
         if mode == "readonly" and not tool.read_only:
-            return "not marked readOnlyHint: called only with --call all"
+            return "not marked readOnlyHint; use --call all to call them"
         return None
 
     async def _check_behaviour(self, visit: _Visit, tools: list[Tool]) -> None:
         col = visit.col
         called = 0
         stop: str | None = None
-        for index, tool in enumerate(tools):
+        queue = [(tool, 0) for tool in tools]
+        known = {(t.frame_id, t.name) for t in tools}
+        index = 0
+        while index < len(queue):
+            tool, depth = queue[index]
+            index += 1
             if index % _CHUNK == _CHUNK - 1:
                 await asyncio.sleep(0)
             frame = frame_of(tool, visit.url)
@@ -790,7 +863,7 @@ class Checker:
             if why is None and stop is not None:
                 why = stop
             if why is not None:
-                for check_id in _CALL_CHECKS:
+                for check_id in _call_checks(tool):
                     col.skip(check_id, why, tool.name, frame)
                 continue
             called += 1
@@ -798,13 +871,38 @@ class Checker:
                 await self._exercise(visit, tool, frame)
             except _PageGone as gone:
                 stop = f"{gone} after calling {excerpt(tool.name, 60)}"
-                for check_id in _CALL_CHECKS:
+                for check_id in _call_checks(tool):
                     col.skip(check_id, str(gone), tool.name, frame)
             if stop is None and visit.hangs >= _MAX_HANGS:
                 stop = f"{visit.hangs} tools did not answer; the rest were not called"
+            if stop is None and depth < self.options.explore and len(known) < _MAX_EXPLORED:
+                for found in await self._new_tools(visit, tool, known):
+                    queue.append((found, depth + 1))
         # A navigation the last call set off after answering (it never meets a next call).
         if called and stop is None and visit.last_call and await self._navigated_late(visit):
             await self._late_navigation(visit, reload=False)
+
+    async def _new_tools(
+        self, visit: _Visit, after: Tool, known: set[tuple[str, str]]
+    ) -> list[Tool]:
+        """Tools that appeared after calling `after` (explore): statically checked, each finding
+        saying which call led to it; returned to be called in turn."""
+        listed = await self._tools(visit) if visit.session is not None else None
+        fresh = [t for t in listed or [] if (t.frame_id, t.name) not in known]
+        fresh = fresh[: max(0, _MAX_EXPLORED - len(known))]
+        if not fresh:
+            return []
+        record = visit.last_call[1] if visit.last_call is not None else None
+        led_by = f"call #{record.id} of {excerpt(after.name, 60)}" if record else after.name
+        static = Collector(visit.url)
+        for tool in fresh:
+            known.add((tool.frame_id, tool.name))
+            visit.led_by[(tool.name, frame_of(tool, visit.url) or "")] = led_by
+            check_tool_metadata(tool, page=visit.url, out=static)
+            check_tool_safety(tool, page=visit.url, out=static)
+        self._keep_new(visit, static)
+        visit.result.tools = [*visit.result.tools, *fresh]
+        return fresh
 
     async def _navigated_late(self, visit: _Visit) -> bool:
         """Whether the page started a new document since the last call ended (bounded)."""
@@ -837,17 +935,17 @@ class Checker:
                 rejects, "the inputSchema accepts any object: nothing to reject", tool.name, frame
             )
         if args is None and bad is None:
-            for check_id in _CALL_CHECKS:
+            for check_id in _call_checks(tool):
                 col.skip(check_id, "no input to call the tool with", tool.name, frame)
             return
         if args is not None:
             record = await self._call(visit, tool, _with_examples(schema, args), validate=True)
             if record is None:
-                for check_id in _CALL_CHECKS:
+                for check_id in _call_checks(tool):
                     col.skip(check_id, "the tool was gone when it was called", tool.name, frame)
                 return
-            col.ran_all([c for c in _CALL_CHECKS if c != rejects], tool.name, frame)
-            fine = self._judge(visit, tool, frame, record, valid=True, reason=None)
+            col.ran_all([c for c in _call_checks(tool) if c != rejects], tool.name, frame)
+            fine = self._judge(visit, tool, record, purpose="valid")
             if not fine:
                 col.skip(
                     rejects, "not tried: the call with valid input went wrong", tool.name, frame
@@ -865,8 +963,8 @@ class Checker:
         if record is None:
             col.skip(rejects, "the tool was gone when it was called", tool.name, frame)
             return
-        col.ran_all(_CALL_CHECKS, tool.name, frame)
-        self._judge(visit, tool, frame, record, valid=False, reason=bad.reason)
+        col.ran_all(_call_checks(tool), tool.name, frame)
+        self._judge(visit, tool, record, purpose="invalid", reason=bad.reason)
         await self._restore(visit, record)
 
     async def _call(
@@ -885,19 +983,43 @@ class Checker:
             return None
         before = visit.navigations
         count = len(session.records)
-        await _bounded(
-            session.call(tool.name, args, timeout=limit, frame=where, validate=validate),
-            limit + 10,
-        )
-        if len(session.records) <= count:
-            return None
-        record = session.records[-1]
-        record.id = next(self._ids)
-        await _bounded(session.tools(), self.wait)  # a navigation the call began shows by now
+        first_error = len(visit.errors)
+        visit.during = (f"a call of {excerpt(tool.name, 60)}", tool.name)
+        try:
+            await _bounded(
+                session.call(tool.name, args, timeout=limit, frame=where, validate=validate),
+                limit + 10,
+            )
+            if len(session.records) <= count:
+                return None
+            record = session.records[-1]
+            await self._late_answer(session, record)  # (before the id changes: it is the key)
+            record.id = next(self._ids)
+            await _bounded(session.tools(), self.wait)  # a navigation the call began shows by now
+            during = f"call #{record.id} of {excerpt(tool.name, 60)}"
+            visit.errors[first_error:] = [
+                dataclasses.replace(e, during=during) for e in visit.errors[first_error:]
+            ]
+        finally:
+            visit.during = None
         if visit.navigations != before:
             record.event("pageNavigated", count=visit.navigations - before)
+            landed = visit.page.url if visit.page is not None else ""
+            if tool.declarative and landed and len(visit.links) < _MAX_LINKS:
+                visit.links.append(landed)  # a form's result page: the crawl goes there too
         visit.last_call = (tool, record)
         return record
+
+    async def _late_answer(self, session: WebMCPSession, record: CallRecord) -> None:
+        """For a call whose tool was removed mid-call (a re-render that registers it again):
+        wait, bounded, for the page's answer, so the verdict does not depend on which of the
+        two reached the checker first."""
+        if record.browser.status is not None or not any(
+            e.type == "toolRemoved" for e in record.events
+        ):
+            return
+        limit = min(self.options.timeout, _LATE_ANSWER_WAIT)
+        await _bounded(session.settle(record, timeout=limit), limit + 1)
 
     async def _restore(self, visit: _Visit, record: CallRecord) -> None:
         """Bring the page back to its first state if a call crashed, hung or moved it."""
@@ -937,133 +1059,65 @@ class Checker:
         message: str,
         *,
         record: CallRecord,
-        severity: Severity | None = None,
     ) -> None:
-        if (check_id, tool.name + "\x00" + (frame or "")) in visit.reported:
-            return
-        visit.reported.add((check_id, tool.name + "\x00" + (frame or "")))
-        visit.col.add(
+        judged = Collector(visit.url)
+        judged.add(
             check_id,
             message,
             tool=tool.name,
             frame=frame,
-            severity=severity,
-            detail={"call": record.id, "input": _short(record.input, 300)},
+            detail={"call": record.id, "input": excerpt(repr(record.input), 300)},
         )
+        self._keep_new(visit, judged)
 
     def _judge(
         self,
         visit: _Visit,
         tool: Tool,
-        frame: str | None,
         record: CallRecord,
         *,
-        valid: bool,
-        reason: str | None,
+        purpose: Purpose,
+        reason: str | None = None,
     ) -> bool:
-        """Findings from one call; whether the tool answered normally (worth calling again)."""
-        name = excerpt(tool.name, 60)
-        given = _short(record.input)
-        kind = "schema-valid input" if valid else f"schema-invalid input ({reason})"
-        events = {e.type for e in record.events}
-        if events & {"crashed", "closed", "disconnected"}:
-            self._add_once(
-                visit,
-                "discovery.page-load",
-                tool,
-                frame,
-                f"The page crashed while {name} ran (call #{record.id}, {kind} {given}). A tool "
-                "must not take the page down: look for runaway memory use or recursion.",
-                record=record,
-            )
-            return False
-        no_answer = "timeout" in events or record.browser.status is None
-        if record.code == ToolErrorCode.TIMEOUT.value and no_answer:
+        """Findings from one call (by `check_call`, once per check and tool); whether the tool
+        answered normally (worth calling again)."""
+        judged = Collector(visit.url)
+        check_call(
+            record,
+            tool,
+            page=visit.url,
+            purpose=purpose,
+            reason=reason,
+            timeout=self.options.timeout,
+            script_free=visit.script_free,
+            out=judged,
+        )
+        if record.code is None and record.browser.status == "Completed":
+            check_result(record, tool, page=visit.url, out=judged)
+        self._keep_new(visit, judged)
+        fine = answered_normally(record, tool)
+        if record.code == ToolErrorCode.TIMEOUT.value and not fine:
             visit.hangs += 1
-            self._add_once(
-                visit,
-                "behaviour.answers",
-                tool,
-                frame,
-                f"{name} did not answer within {self.options.timeout:g} s (call #{record.id}, "
-                f"{kind} {given}). Resolve or reject every call, and stop work when the call's "
-                "signal aborts; answer with an error rather than never.",
-                record=record,
-            )
-            return False
-        navigated = "navigated" in events or "pageNavigated" in events
-        if navigated and not tool.declarative:
-            self._add_once(
-                visit,
-                "behaviour.no-navigation",
-                tool,
-                frame,
-                f"Calling {name} navigated the page (call #{record.id}, {kind} {given}), which "
-                "ends the agent's tools and context mid-task. Answer the call first and let the "
-                "agent decide to navigate, or make it a declarative form.",
-                record=record,
-            )
-            return False
-        report = record.browser
-        problem: str | None = None
-        if report.status == "Completed":
-            problem = result_problem(normalise_output(report.output))
-        elif report.status == "Error":
-            exc = report.exception if isinstance(report.exception, dict) else {}
-            text = " ".join(str(exc.get(k) or "") for k in ("description", "message"))
-            if any(marker in text for marker in _UNSERIALISABLE):
-                problem = f"its value could not be turned into JSON ({excerpt(text, 100)})"
-        if problem is not None:
-            self._add_once(
-                visit,
-                "behaviour.valid-result",
-                tool,
-                frame,
-                f"{name} answered call #{record.id} with something that is not a valid MCP tool "
-                f"result: {problem}. Return plain JSON data, or a result with a content list of "
-                'items such as {type: "text", text: "..."}.',
-                record=record,
-            )
-        page_error, code = _page_error_code(record)
-        if page_error and code is None:
-            self._add_once(
-                visit,
-                "behaviour.error-coded",
-                tool,
-                frame,
-                f"{name} answered call #{record.id} with an error that carries no known code "
-                f"({excerpt(_first_text(record.result) or str(report.error_text or ''), 100)}). "
-                "Start error text with Error [code]: (invalid_input, needs_user, unavailable, "
-                "failed, ...) or throw an error whose code is one of them, so agents know what to "
-                "do next.",
-                record=record,
-            )
-        if valid and record.code == ToolErrorCode.INVALID_INPUT.value:
-            self._add_once(
-                visit,
-                "behaviour.accepts-valid-input",
-                tool,
-                frame,
-                f"{name} rejected input that its inputSchema allows (call #{record.id}: {given}; "
-                f"it said {excerpt(_first_text(record.result), 120)}). Make the schema say what "
-                "the tool really accepts (enum, pattern, examples), or answer a value that is "
-                "well-formed but unknown with another code (failed, unavailable).",
-                record=record,
-            )
-        if not valid and record.code is None and report.status == "Completed":
-            self._add_once(
-                visit,
-                "behaviour.rejects-invalid-input",
-                tool,
-                frame,
-                f"{name} accepted input its inputSchema forbids ({reason}: call #{record.id}, "
-                f"{given}) without an error. Check the input and answer Error [invalid_input]: "
-                "saying what to fix, so an agent's mistakes do not pass silently.",
-                record=record,
-            )
-        if record.code is None and report.status == "Completed":
-            check_result(record, tool, page=visit.url, out=visit.col)
-        return True
+        return fine
+
+    def _keep_new(self, visit: _Visit, judged: Collector) -> None:
+        """judged's findings into the page's, each check at most once per tool and frame."""
+        fresh = []
+        for finding in judged.findings:
+            key = (finding.check, (finding.tool or "") + "\x00" + (finding.frame or ""))
+            if key in visit.reported:
+                continue
+            visit.reported.add(key)
+            led_by = visit.led_by.get((finding.tool or "", finding.frame or ""))
+            if led_by is not None:
+                finding = dataclasses.replace(
+                    finding,
+                    message=f"{finding.message} (This tool appeared after {led_by}.)",
+                    detail={**finding.detail, "after": led_by},
+                )
+            fresh.append(finding)
+        judged.findings[:] = fresh
+        visit.col.extend(judged)
 
 
 def _frame_for(page: Page, tool: Tool, session: WebMCPSession) -> Frame | None:

@@ -18,6 +18,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..records import CallRecord, Tool
 from .findings import Collector, Finding, Severity, excerpt
@@ -35,6 +36,7 @@ __all__ = [
     "find_injections",
     "is_read_only",
     "is_untrusted",
+    "runs_code",
     "user_content_word",
 ]
 
@@ -43,7 +45,17 @@ SAFETY_CHECKS = (
     "safety.hidden-characters",
     "safety.untrusted-content",
     "safety.readonly-consequential",
+    "safety.code-execution",
 )
+# A tool that runs what it is given: its name or description says so, or a parameter is code.
+_RUNS_CODE = re.compile(
+    r"\beval(?:uate)?\s*(?:js|javascript|code|scripts?)\b|\beval\s*\(|"
+    r"\b(?:run|execute|exec|evaluate)s?\s+(?:(?:arbitrary|any|the|a|some|given|custom|user|your|"
+    r"raw)\s+){0,2}(?:javascript|js|code|scripts?|expressions?)\b",
+    re.IGNORECASE,
+)
+_CODE_WORDS = re.compile(r"javascript|\bjs\b|\beval|execut|\brun\b|\bexpression", re.I)
+_CODE_PARAMS = frozenset({"code", "script", "js", "javascript", "source", "expression", "eval"})
 
 _MAX_SCHEMA_STRINGS = 2_000  # strings read from one inputSchema at most
 _SCAN_LIMIT = 200_000  # characters of one string scanned for injected instructions
@@ -501,9 +513,62 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
                 frame=frame,
                 severity=Severity.ERROR if strong else Severity.WARNING,
             )
+    runs = runs_code(tool)
+    if runs:
+        col.add(
+            "safety.code-execution",
+            f"The tool runs code it is given ({runs}). Whoever steers the agent (a page, a "
+            "review, an email it read) then runs script in the user's session: offer tools that "
+            "do one thing each instead.",
+            tool=name,
+            frame=frame,
+        )
     if out is not None:
         out.extend(col)
     return col.findings
+
+
+_URL = re.compile(r"https?://[^\s\"'<>()]+", re.IGNORECASE)
+
+
+def _origin_of(url: str) -> tuple[str, str] | None:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def _without_own_links(text: str, page: str) -> str:
+    """text with the page's own-origin URLs written as "(link)": sharing a link to the site
+    itself sends nothing elsewhere."""
+    own = _origin_of(page)
+    if own is None or "://" not in text:
+        return text
+    return _URL.sub(lambda m: "(link)" if _origin_of(m.group(0)) == own else m.group(0), text)
+
+
+def runs_code(tool: Tool) -> str | None:
+    """Why the tool looks like it runs code it is given (eval, "run JavaScript", a code or
+    script parameter that is code), or None."""
+    texts = (
+        ("name", tool.name.replace("_", " ").replace("-", " ")),
+        ("description", tool.description),
+    )
+    for where, text in texts:
+        match = _RUNS_CODE.search(text[:5_000]) if isinstance(text, str) else None
+        if match:
+            return f"its {where} says {excerpt(match.group(0), 40)}"
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+    props = schema.get("properties")
+    for key, sub in list(props.items())[:200] if isinstance(props, dict) else []:
+        if not (isinstance(key, str) and key.lower() in _CODE_PARAMS):
+            continue
+        said = sub.get("description") if isinstance(sub, dict) else None
+        said = (said if isinstance(said, str) else "") + " " + str(tool.description)
+        if _CODE_WORDS.search(said[:5_000]):
+            return f"it takes a {excerpt(key, 30)} parameter that is code"
+    return None
 
 
 def _first_per_where(matches: list[InjectionMatch]) -> list[InjectionMatch]:
@@ -548,7 +613,7 @@ def check_result(
         if out is not None:
             out.extend(col)
         return col.findings
-    text = _result_text(record.result)
+    text = _without_own_links(_result_text(record.result), page)
     matches = [m for m in find_injections(text, "result") if m.pattern != "html-comment"]
     _chars, smuggled = find_hidden_characters(text)
     if smuggled:

@@ -155,13 +155,13 @@ class CdpBackend:
         self._page = as_async(page)
         self._main: _Target | None = None
         self._targets: dict[str, _Target] = {}  # root frame id -> target
-        self._by_frame: dict[Frame, _Target] = {}  # Playwright frame of an OOPIF -> its target
+        self._by_frame: dict[object, _Target] = {}  # Playwright frame of an OOPIF -> its target
         self._owner: dict[str, _Target] = {}  # frame id -> the target hosting it
         self._tools: dict[tuple[str, str], Tool] = {}
         self._frames: dict[str, str] = {}  # frame id -> URL
         self._origins: dict[str, str] = {}  # frame id -> origin
         self._parents: dict[str, str | None] = {}
-        self._pages: dict[Page, str] = {}  # the page and its popups -> main frame id
+        self._pages: dict[object, tuple[Page, str]] = {}  # the page and popups -> main frame id
         self._pending: dict[str, _CdpInvocation] = {}
         self._early: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._early_invoked: OrderedDict[str, None] = OrderedDict()
@@ -179,14 +179,14 @@ class CdpBackend:
     async def open(self, on_tools: ToolsChanged, on_interrupt: Interrupted) -> None:
         self._on_tools, self._on_interrupt = on_tools, on_interrupt
         page = self._page
-        context = as_async(page.context)
+        context = _key(page).context
         main = await self._attach(page, page, is_page=True)
         self._main = main
         self._listen(page, "close", lambda _: self._gone("closed"))
         self._listen(page, "crash", lambda _: self._gone("crashed"))
         self._listen(page, "framenavigated", self._pw_frame_navigated)
         self._listen(context, "page", self._pw_new_page)
-        browser = as_async(context.browser)
+        browser = context.browser
         if browser is not None:
             self._listen(browser, "disconnected", lambda _: self._gone("disconnected"))
         await main.send("Page.enable", {})
@@ -194,7 +194,7 @@ class CdpBackend:
         self._read_tree(main, tree["frameTree"])
         main.root = self.main_frame_id
         self._targets[main.root] = main
-        self._pages[page] = main.root
+        self._pages[_key(page)] = (page, main.root)
         try:
             await main.send("WebMCP.enable", {})
         except Exception as exc:
@@ -204,7 +204,7 @@ class CdpBackend:
                 f"for a polyfilled page ({str(exc).splitlines()[0]})."
             ) from exc
         await self._scan_child_frames(main)
-        for frame in page.frames:
+        for frame in _key(page).frames:
             if frame.parent_frame is not None:
                 await self._adopt(frame)
 
@@ -227,7 +227,7 @@ class CdpBackend:
 
     async def _attach(self, page: Page, what: Page | Frame, *, is_page: bool) -> _Target:
         """A new CDP session for a page or an out-of-process frame, with our handlers on it."""
-        cdp = await as_async(page.context).new_cdp_session(what)
+        cdp = await _fresh(_key(page).context).new_cdp_session(_fresh(_key(what)))
         target = _Target(cdp, page=page, is_page=is_page)
         handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "WebMCP.toolsAdded": lambda p: self._tools_added(target, p),
@@ -424,9 +424,12 @@ class CdpBackend:
         below = self._subtree(frame_id)
         if params.get("reason") == "swap":
             # the frame moved to another process (a cross-site navigation): its document, and
-            # the tools in it, are gone; the frame itself stays and gets its own target
+            # the tools in it, are gone; the frame itself stays and gets its own target, which
+            # may have reported it (and its tools) already
+            if self._owner.get(frame_id) is not target:
+                return
             self._on_interrupt("navigated", frame_id, {"url": self._frames.get(frame_id, "")})
-            self._drop_tools(below)
+            self._drop_tools({f for f in below if self._owner.get(f) is target})
             return
         self._on_interrupt("detached", frame_id, {})
         self._drop_tools(below)
@@ -467,7 +470,7 @@ class CdpBackend:
 
     # -- out-of-process frames and popups --------------------------------------------------
     def _pw_frame_navigated(self, frame: Frame) -> None:
-        if self._closed or frame.parent_frame is None:
+        if self._closed or _key(frame).parent_frame is None:
             return
         task = asyncio.ensure_future(self._adopt(frame))
         self._adopting.add(task)
@@ -476,9 +479,9 @@ class CdpBackend:
     async def _adopt(self, frame: Frame) -> None:
         """Open a session for frame when it runs in a process of its own (and has none yet)."""
         async with self._adopt_lock:
-            if self._closed or frame.is_detached():
+            if self._closed or _key(frame).is_detached():
                 return
-            old = self._by_frame.get(frame)
+            old = self._by_frame.get(_key(frame))
             if old is not None and not old.gone:
                 try:
                     await asyncio.wait_for(old.cdp.send("Page.getFrameTree", {}), _SMALL_WAIT)
@@ -509,7 +512,7 @@ class CdpBackend:
             self._drop_tools(self._subtree(root))
             self._read_tree(target, tree["frameTree"])
             self._targets[root] = target
-            self._by_frame[frame] = target
+            self._by_frame[_key(frame)] = target
             try:
                 await target.send("WebMCP.enable", {})
             except Exception:
@@ -517,25 +520,23 @@ class CdpBackend:
             await self._scan_child_frames(target)
 
     def _page_of_frame(self, frame: Frame) -> Page | None:
-        for page in self._pages:
-            if frame.page == page:
-                return page
-        return None
+        known = self._pages.get(_key(_key(frame).page))
+        return None if known is None else known[0]
 
     def _pw_new_page(self, page: Page) -> None:
         if self._closed:
             return
-        task = asyncio.ensure_future(self._follow_popup(as_async(page)))
+        task = asyncio.ensure_future(self._follow_popup(page))
         self._adopting.add(task)
         task.add_done_callback(self._adopting.discard)
 
     async def _follow_popup(self, page: Page) -> None:
         """Follow a page that one of ours opened (window.open, target=_blank)."""
         try:
-            opener = await asyncio.wait_for(page.opener(), _SMALL_WAIT)
+            opener = await asyncio.wait_for(_key(page).opener(), _SMALL_WAIT)
         except Exception:
             return
-        if opener is None or opener not in self._pages or self._closed:
+        if opener is None or _key(opener) not in self._pages or self._closed:
             return
         try:
             target = await self._attach(page, page, is_page=True)
@@ -547,7 +548,7 @@ class CdpBackend:
         target.root = root
         self._read_tree(target, tree["frameTree"])
         self._targets[root] = target
-        self._pages[page] = root
+        self._pages[_key(page)] = (page, root)
         self._listen(page, "close", lambda _: self._popup_gone(page, target, "closed"))
         self._listen(page, "crash", lambda _: self._popup_gone(page, target, "crashed"))
         self._listen(page, "framenavigated", self._pw_frame_navigated)
@@ -556,16 +557,17 @@ class CdpBackend:
         except Exception:
             return
         await self._scan_child_frames(target)
-        for frame in page.frames:
+        for frame in _key(page).frames:
             if frame.parent_frame is not None:
                 await self._adopt(frame)
 
     def _popup_gone(self, page: Page, target: _Target, kind: str) -> None:
         if self._closed:
             return
-        root = self._pages.pop(page, None)
-        if root is None:
+        known = self._pages.pop(_key(page), None)
+        if known is None:
             return
+        root = known[1]
         self._on_interrupt(kind, root, {})
         below = self._subtree(root)
         for frame_id in below:
@@ -674,8 +676,14 @@ class CdpBackend:
 
     # -- plumbing --------------------------------------------------------------------------
     def _listen(self, emitter: Any, event: str, handler: Callable[..., Any]) -> None:
-        emitter.on(event, handler)
-        self._listeners.append((emitter, event, handler))
+        """Listen on Playwright's implementation object, which hands out no API wrappers.
+
+        A handler on an API object would wrap each new frame or page in that API's class first,
+        and Playwright keeps the first wrapper: a sync-API user would then get async objects.
+        """
+        impl = _key(emitter)
+        impl.on(event, handler)
+        self._listeners.append((impl, event, handler))
 
     def spawn(self, coro: Any) -> None:
         if self._closed:
@@ -684,6 +692,18 @@ class CdpBackend:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _key(obj: Any) -> Any:
+    """The same Playwright object, whichever API (sync, async) wrapper it came in."""
+    return getattr(obj, "_impl_obj", obj)
+
+
+def _fresh(impl: Any) -> Any:
+    """An async-API view of a Playwright implementation object, not kept by Playwright."""
+    import playwright.async_api as async_api
+
+    return getattr(async_api, type(impl).__name__)(impl)
 
 
 def _no_tools(added: list[Tool], removed: list[Tool]) -> None:

@@ -16,9 +16,9 @@ from playwright.async_api import async_playwright
 from playwright.sync_api import Page
 
 from webmcp_harness import WebMCPSession, tool_error_code
-from webmcp_harness.session import live_sessions
 from webmcp_harness.browser import launch
 from webmcp_harness.records import Tool
+from webmcp_harness.session import live_sessions
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 
 
@@ -140,7 +140,8 @@ def test_nested_frames_inside_a_cross_site_widget_are_all_followed(
     frames["transcript.html"].wait_for_load_state()
     rate = webmcp.wait_for_tool("rate_chat", timeout=10)
     transcript = webmcp.wait_for_tool("email_transcript", timeout=10)
-    assert rate is not None and transcript is not None
+    assert rate is not None
+    assert transcript is not None
     assert rate.frame_origin == pages_url  # back on the shop's site, two levels down
     assert transcript.frame_origin == cross(pages_url)  # in-process with the chat
     assert json.loads(text(webmcp.call("rate_chat", {"stars": 5}))) == {
@@ -157,12 +158,14 @@ def test_a_frame_that_leaves_for_the_pages_own_site_and_comes_back_is_followed(
     assert webmcp.wait_for_tool("chat_send", timeout=10) is not None
     page.evaluate(f"document.getElementById('chat').src = '{pages_url}/sites/faq.html'")
     local = webmcp.wait_for_tool("faq_lookup", timeout=10)
-    assert local is not None and local.frame_origin == pages_url
+    assert local is not None
+    assert local.frame_origin == pages_url
     assert "chat_send" not in by_name(webmcp)
     assert json.loads(text(webmcp.call("faq_lookup", {"topic": "x"})))["origin"] == pages_url
     page.evaluate(f"document.getElementById('chat').src = '{cross(pages_url)}/sites/chat.html'")
     back = webmcp.wait_for_tool("chat_send", timeout=10)
-    assert back is not None and back.frame_origin == cross(pages_url)
+    assert back is not None
+    assert back.frame_origin == cross(pages_url)
     assert "faq_lookup" not in by_name(webmcp)
     assert code(webmcp.call("chat_send", {"text": "again"})) is None
 

@@ -273,7 +273,7 @@ class CdpBackend:
         if self._adopting:
             await asyncio.wait(list(self._adopting), timeout=_SMALL_WAIT)
         targets = list(self._targets.values())
-        await asyncio.gather(*(t.quiet_send("Page.getFrameTree", {}) for t in targets))
+        await asyncio.gather(*(t.quiet_send("Browser.getVersion", {}) for t in targets))
 
     def _read_tree(self, target: _Target, node: dict[str, Any]) -> None:
         frame = node["frame"]
@@ -484,7 +484,7 @@ class CdpBackend:
             old = self._by_frame.get(_key(frame))
             if old is not None and not old.gone:
                 try:
-                    await asyncio.wait_for(old.cdp.send("Page.getFrameTree", {}), _SMALL_WAIT)
+                    await asyncio.wait_for(old.cdp.send("Browser.getVersion", {}), _SMALL_WAIT)
                     return  # same process: its own session saw the navigation
                 except Exception:
                     pass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from ..records import BackendName, BrowserReport, Tool
 
@@ -82,3 +83,9 @@ class TargetGoneError(BackendError):
 
 class CallRefusedError(BackendError):
     """The page is there and has the tool, but refused to start the call."""
+
+
+def origin_of(url: str) -> str:
+    """scheme://host[:port] of url; "" for URLs without one (about:blank, data:)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""

@@ -14,7 +14,6 @@ import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 
@@ -27,6 +26,7 @@ from .base import (
     TargetGoneError,
     ToolNotFoundError,
     ToolsChanged,
+    origin_of,
 )
 
 if TYPE_CHECKING:
@@ -724,8 +724,7 @@ def _closed_error(exc: Exception) -> bool:
 def _origin(security_origin: Any, url: str) -> str:
     if isinstance(security_origin, str) and security_origin and security_origin != "://":
         return security_origin
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+    return origin_of(url)
 
 
 def _remember(store: OrderedDict[str, Any], key: str, value: Any) -> None:

@@ -32,6 +32,7 @@ from .base import (
     TargetGoneError,
     ToolNotFoundError,
     ToolsChanged,
+    origin_of,
 )
 
 __all__ = [
@@ -590,6 +591,7 @@ def _tool(item: Any, frame_id: str, frame_url: str) -> Tool | None:
         frame_url=frame_url,
         declarative=declarative,
         backend="inpage",
+        frame_origin=origin_of(frame_url),
     )
 
 

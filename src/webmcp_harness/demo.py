@@ -113,7 +113,13 @@ class _Handler(BaseHTTPRequestHandler):
         if target is None or target.name == "404.html":
             self._not_found(body=body)
             return
-        self._send(HTTPStatus.OK, target.read_bytes(), content_type(target), body=body)
+        data = target.read_bytes()
+        if target.suffix == ".html" and self.widget_origin:
+            # the embed names the widget's own origin: allow="tools" (its allowlist is the src's
+            # origin) would not follow a redirect to another origin
+            embed = f'src="{self.widget_origin}/support-widget"'.encode()
+            data = data.replace(f'src="{EMBED_PATH}"'.encode(), embed)
+        self._send(HTTPStatus.OK, data, content_type(target), body=body)
 
     def _not_found(self, *, body: bool) -> None:
         page = self.root / "404.html"

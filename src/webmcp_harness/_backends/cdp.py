@@ -167,6 +167,7 @@ class CdpBackend:
         self._early_invoked: OrderedDict[str, None] = OrderedDict()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._adopting: set[asyncio.Task[Any]] = set()
+        self._in_process: set[object] = set()  # Playwright frames seen to share a parent's process
         self._adopt_lock = asyncio.Lock()
         self._listeners: list[tuple[Any, str, Callable[..., Any]]] = []
         self._on_tools: ToolsChanged = _no_tools
@@ -270,6 +271,8 @@ class CdpBackend:
 
     async def sync(self) -> None:
         """Round trip to every target once frames being attached are, so their events are in."""
+        if not self._closed:
+            self._adopt_unknown_frames()
         if self._adopting:
             await asyncio.wait(list(self._adopting), timeout=_SMALL_WAIT)
         targets = list(self._targets.values())
@@ -430,6 +433,8 @@ class CdpBackend:
                 return
             self._on_interrupt("navigated", frame_id, {"url": self._frames.get(frame_id, "")})
             self._drop_tools({f for f in below if self._owner.get(f) is target})
+            self._in_process.clear()
+            self._adopt_unknown_frames()
             return
         self._on_interrupt("detached", frame_id, {})
         self._drop_tools(below)
@@ -472,9 +477,25 @@ class CdpBackend:
     def _pw_frame_navigated(self, frame: Frame) -> None:
         if self._closed or _key(frame).parent_frame is None:
             return
+        self._in_process.discard(_key(frame))
         task = asyncio.ensure_future(self._adopt(frame))
         self._adopting.add(task)
         task.add_done_callback(self._adopting.discard)
+
+    def _adopt_unknown_frames(self) -> None:
+        """Try every frame that has no target and is not known to share its parent's process.
+
+        A second trigger beside Playwright's `framenavigated`: a frame's move to its own process
+        (the page's `frameDetached {reason: swap}`) may be seen before Playwright has its target.
+        """
+        for page, _root in list(self._pages.values()):
+            for frame in _key(page).frames:
+                key = _key(frame)
+                if frame.parent_frame is None or key in self._by_frame or key in self._in_process:
+                    continue
+                task = asyncio.ensure_future(self._adopt(frame))
+                self._adopting.add(task)
+                task.add_done_callback(self._adopting.discard)
 
     async def _adopt(self, frame: Frame) -> None:
         """Open a session for frame when it runs in a process of its own (and has none yet)."""
@@ -494,6 +515,7 @@ class CdpBackend:
             try:
                 target = await self._attach(page, frame, is_page=False)
             except Exception:
+                self._in_process.add(_key(frame))
                 return  # part of its parent's process: that target reports it
             try:
                 await target.send("Page.enable", {})

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import pytest
 from jsonschema import Draft202012Validator
 from playwright.async_api import Browser, BrowserContext, CDPSession, Page, async_playwright
+from playwright.async_api import Error as PlaywrightError
 
 from webmcp_harness.demo import (
     DemoServer,
@@ -270,7 +271,10 @@ class ShopPage:
         """Frame id → URL, for every frame of the page."""
         trees = [(await self.cdp.send("Page.getFrameTree"))["frameTree"]]
         for session in self.sessions.values():
-            trees.append((await session.send("Page.getFrameTree"))["frameTree"])
+            try:
+                trees.append((await session.send("Page.getFrameTree"))["frameTree"])
+            except PlaywrightError:
+                continue  # the page navigated away: that frame, and its session, are gone
         out: dict[str, str] = {}
 
         def walk(node: dict[str, Any]) -> None:

@@ -68,7 +68,9 @@ def tools(url: str, as_json: bool, **kwargs: Any) -> None:
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the coded result as one JSON document."
 )
-@click.option("--frame", help="The frame that owns the tool (frame id or part of its URL).")
+@click.option(
+    "--frame", help="The frame that owns the tool: its id, its origin, or (part of) its URL."
+)
 @click.option(
     "--confirm", is_flag=True, help="Act as the person: submit a form that waits for one."
 )

@@ -244,7 +244,11 @@ class WebMCPSession:
         confirm: bool | None = None,
         validate: bool = True,
     ) -> ToolResult:
-        """Call a tool and return its coded MCP result. Never raises for what the page did."""
+        """Call a tool and return its coded MCP result. Never raises for what the page did.
+
+        frame picks among tools of that name: a frame id, an origin, or (part of) a frame URL.
+        A tool that is not there is waited for up to a second, within timeout.
+        """
         self._check_open()
         if not isinstance(name, str):
             raise UsageError(f"tool name must be a string, not {type(name).__name__}")

@@ -6,6 +6,8 @@ On one page with an echo tool, served from 127.0.0.1, it times, interleaved roun
 warm-up:
 - per-call latency of `session.call`, of raw `WebMCP.invokeTool` -> `WebMCP.toolResponded` on a CDP
   session of the same page, and of Playwright's `page.webmcp.call_tool`;
+- per-call latency of `session.call` to the same echo tool in a cross-site (out-of-process) iframe,
+  `http://localhost:<port>` inside a page on 127.0.0.1, against the main-frame call;
 - throughput (calls/s with 1, 4 and 16 calls in flight) of `session.call` against raw CDP;
 - discovery of a page with 1,000 tools: `WebMCPSession.attach` + navigate + `tools()` seeing all of
   them, against raw `WebMCP.enable` + navigate until `toolsAdded` brought all of them;
@@ -69,7 +71,15 @@ def _html(body: str, head: str = "") -> bytes:
     ).encode()
 
 
+CROSS_SITE_JS = """
+const frame = document.createElement("iframe");
+frame.allow = "tools";
+frame.src = `http://localhost:${location.port}/echo.html`;
+document.body.append(frame);
+"""
+
 PAGES: dict[str, tuple[bytes, str]] = {
+    "/xsite.html": (_html(CROSS_SITE_JS), "text/html; charset=utf-8"),
     "/echo.html": (_html(ECHO_TOOL_JS), "text/html; charset=utf-8"),
     "/many.html": (_html(MANY_TOOLS_JS), "text/html; charset=utf-8"),
     "/poly.html": (
@@ -262,6 +272,12 @@ async def run(rounds: int, trials: int, batches: int) -> dict[str, Any]:
                 await cdp.send("WebMCP.enable")
                 raw = RawCdp(cdp, tree["frameTree"]["frame"]["id"])
                 pw = page.webmcp
+                xpage = await context.new_page()
+                xsession = await WebMCPSession.attach(xpage, timeout=30)
+                await xpage.goto(f"{base}/xsite.html")
+                xtool = await xsession.wait_for_tool("echo", timeout=30)
+                assert xtool is not None, "the cross-site frame's tool never showed up"
+                assert xtool.frame_origin.startswith("http://localhost:"), xtool
 
                 args = {"text": "hello"}
                 ours_result = await session.call("echo", args)
@@ -272,11 +288,13 @@ async def run(rounds: int, trials: int, batches: int) -> dict[str, Any]:
                 )
                 assert raw_result["status"] == "Completed", raw_result
                 assert pw_result == {"echo": "hello"}, pw_result
+                assert await xsession.call("echo", args) == ours_result
 
                 latency_calls: dict[str, Call] = {
                     "ours": lambda: session.call("echo", args),
                     "raw": lambda: raw.call("echo", args),
                     "playwright": lambda: pw.call_tool("echo", args),
+                    "cross_site": lambda: xsession.call("echo", args),
                 }
                 gc.collect()
                 out["latency"] = await interleaved(
@@ -310,6 +328,7 @@ async def run(rounds: int, trials: int, batches: int) -> dict[str, Any]:
                         if trial > 0:
                             discovered[name].append(dt)
                 out["discovery"] = discovered
+                await xsession.close()
                 await session.close()
                 await context.close()
                 out["inpage"] = await inpage_row(p, browser, base, rounds)
@@ -386,6 +405,14 @@ def report(out: dict[str, Any]) -> tuple[str, bool]:
         f"{ours:.3f} ms vs {pw:.3f} ms (p90 {pct_ms(lat['playwright'], 0.9):.3f})",
     )
     row("per call: raw CDP / page.webmcp.call_tool", raw / pw, "(floor)", None, "")
+    cross = median_ms(lat["cross_site"])
+    row(
+        "per call: cross-site frame / main frame (session.call)",
+        cross / ours,
+        "<= 1.20x",
+        cross / ours <= 1.2,
+        f"{cross:.3f} ms vs {ours:.3f} ms (p90 {pct_ms(lat['cross_site'], 0.9):.3f})",
+    )
     for in_flight, got in out["throughput"].items():
         o, r = statistics.median(got["ours"]), statistics.median(got["raw"])
         row(

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import pytest
 from jsonschema import Draft202012Validator
 from playwright.async_api import Browser, BrowserContext, CDPSession, Page, async_playwright
+from playwright.async_api import Error as PlaywrightError
 
 from webmcp_harness.demo import (
     DemoServer,
@@ -187,6 +188,7 @@ class ShopPage:
         self.console_errors: list[str] = []
         self.navigations: list[str] = []
         self.changed = asyncio.Event()
+        self.sessions: dict[str, CDPSession] = {}  # frame id -> the session of its own process
 
     @classmethod
     async def open(cls, browser: Browser, url: str, *, webmcp: bool = True) -> ShopPage:
@@ -207,7 +209,23 @@ class ShopPage:
             await frame.wait_for_function(
                 "window.__demo && window.__demo.ready", timeout=WAIT * 1000
             )
+        if webmcp:
+            await shop._attach_cross_site_frames()
         return shop
+
+    async def _attach_cross_site_frames(self) -> None:
+        """A cross-site iframe runs in its own process: its tools are on a session of its own."""
+        for frame in self.page.frames[1:]:
+            try:
+                session = await self.context.new_cdp_session(frame)
+            except Exception:
+                continue  # in-process: the page's session reports it
+            session.on("WebMCP.toolsAdded", self._on_added)
+            session.on("WebMCP.toolsRemoved", self._on_removed)
+            session.on("WebMCP.toolResponded", self._on_responded)
+            tree = (await session.send("Page.getFrameTree"))["frameTree"]
+            self.sessions[tree["frame"]["id"]] = session
+            await session.send("WebMCP.enable")
 
     def _on_console(self, msg: Any) -> None:
         if msg.type == "error":
@@ -256,7 +274,12 @@ class ShopPage:
 
     async def frame_ids(self) -> dict[str, str]:
         """Frame id → URL, for every frame of the page."""
-        tree = (await self.cdp.send("Page.getFrameTree"))["frameTree"]
+        trees = [(await self.cdp.send("Page.getFrameTree"))["frameTree"]]
+        for session in self.sessions.values():
+            try:
+                trees.append((await session.send("Page.getFrameTree"))["frameTree"])
+            except PlaywrightError:
+                continue  # the page navigated away: that frame, and its session, are gone
         out: dict[str, str] = {}
 
         def walk(node: dict[str, Any]) -> None:
@@ -264,7 +287,8 @@ class ShopPage:
             for child in node.get("childFrames", []):
                 walk(child)
 
-        walk(tree)
+        for tree in trees:
+            walk(tree)
         return out
 
     async def close(self) -> None:
@@ -287,8 +311,9 @@ class ShopPage:
         nav_before = len(self.navigations)
         removed_before = len(self.removed)
         added_before = len(self.added)
+        cdp = self.sessions.get(frame_id, self.cdp)
         try:
-            reply = await self.cdp.send(
+            reply = await cdp.send(
                 "WebMCP.invokeTool", {"frameId": frame_id, "toolName": name, "input": args}
             )
         except Exception as err:  # the protocol refuses: e.g. "Tool not found"
@@ -316,13 +341,13 @@ class ShopPage:
                     await frame.evaluate(f"document.querySelector('{form}').requestSubmit()")
                     report.confirmed_by_person = True
                 else:  # leave nothing pending behind
-                    await self.cdp.send("WebMCP.cancelInvocation", {"invocationId": inv})
+                    await cdp.send("WebMCP.cancelInvocation", {"invocationId": inv})
                     await self.until(lambda: inv in self.responses, WAIT)
                     report.cancelled_after_timeout = self.responses.get(inv, {}).get("status")
                     self._fill(report, {})
                     return report
         if not await self.until(lambda: inv in self.responses, timeout):
-            await self.cdp.send("WebMCP.cancelInvocation", {"invocationId": inv})
+            await cdp.send("WebMCP.cancelInvocation", {"invocationId": inv})
             await self.until(lambda: inv in self.responses, WAIT)
             report.cancelled_after_timeout = self.responses.get(inv, {}).get("status")
             return report
@@ -335,7 +360,7 @@ class ShopPage:
             t["name"] == name and t["frameId"] == frame_id for t in self.added[added_before:]
         )
         if report.exception and report.exception.get("objectId"):
-            props = await self.cdp.send(
+            props = await cdp.send(
                 "Runtime.getProperties",
                 {"objectId": report.exception["objectId"], "ownProperties": True},
             )
@@ -843,31 +868,34 @@ def _enum_of(shop: ShopPage, name: str) -> list[str] | None:
     return list(tool["inputSchema"]["properties"]["product_id"]["enum"])
 
 
-def test_support_iframe_tool_is_seen_by_get_tools_and_cdp(
+def test_support_widget_is_a_cross_site_frame_whose_tool_only_its_own_session_sees(
     browsers: BrowserThread, demo_server: DemoServer
 ) -> None:
-    async def go() -> tuple[list[dict[str, Any]], str | None, dict[str, str]]:
+    async def go() -> tuple[list[dict[str, Any]], str | None, dict[str, str], set[str]]:
         shop = await _page_tools(
             browsers.browsers["webmcp"], demo_server.url + "/", PAGE_TOOLS["/"] | {"ask_support"}
         )
         tools = await shop.page.evaluate(
             """async () => (await document.modelContext.getTools()).map(t => ({
-                name: t.name, inTop: t.window === window, schema: t.inputSchema,
-                frameUrl: t.window && t.window.location.pathname }))"""
+                name: t.name, inTop: t.window === window }))"""
+        )
+        widget = next(f for f in shop.page.frames if "/support-widget" in f.url)
+        own = await widget.evaluate(
+            """async () => (await document.modelContext.getTools()).map(t => ({
+                name: t.name, schema: t.inputSchema }))"""
         )
         tool = shop.tool("ask_support")
         frames = await shop.frame_ids()
         await shop.close()
-        return tools, tool["frameId"] if tool else None, frames
+        return own, tool["frameId"] if tool else None, frames, {t["name"] for t in tools}
 
-    tools, frame_id, frames = browsers.run(go())
-    support = [t for t in tools if t["name"] == "ask_support"]
-    assert len(support) == 1
-    assert support[0]["inTop"] is False
-    assert support[0]["frameUrl"] == "/support-widget"
-    assert support[0]["schema"]["required"] == ["question"]
+    own, frame_id, frames, seen_from_top = browsers.run(go())
+    assert "ask_support" not in seen_from_top  # getTools() lists same-origin frames only
+    assert [t["name"] for t in own] == ["ask_support"]
+    assert own[0]["schema"]["required"] == ["question"]
     assert frame_id is not None
-    assert frames[frame_id].endswith("/support-widget")
+    assert frames[frame_id] == f"{demo_server.widget_url}/support-widget"
+    assert demo_server.widget_url.startswith("http://localhost:")
     assert frame_id != next(iter(frames))
 
 

@@ -444,6 +444,9 @@ def _echo_tool(url: str) -> dict[str, Any]:
         "annotations": {"readOnlyHint": True, "untrustedContentHint": False},
         "frameId": "inpage:0",
         "frameUrl": url,
+        "frameOrigin": url.split("/pages/")[0],
+        "pageId": "",
+        "pageUrl": "",
         "declarative": False,
         "backend": "inpage",
     }

@@ -1,4 +1,4 @@
-/* The support chat widget (/support-widget), embedded as a same-origin iframe. Its tool,
+/* The support chat widget (/support-widget), embedded cross-site (from localhost:PORT). Its tool,
  * ask_support, is registered by the iframe's document, not by the page around it. */
 (function () {
   "use strict";

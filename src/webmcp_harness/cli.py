@@ -149,7 +149,9 @@ def tools_table(
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the coded result as one JSON document."
 )
-@click.option("--frame", help="The frame that owns the tool (frame id or part of its URL).")
+@click.option(
+    "--frame", help="The frame that owns the tool: its id, its origin, or (part of) its URL."
+)
 @click.option(
     "--confirm", is_flag=True, help="Act as the person: submit a form that waits for one."
 )

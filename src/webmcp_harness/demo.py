@@ -21,6 +21,10 @@ from urllib.parse import unquote, urlsplit
 __all__ = ["DemoServer", "demo_site_path", "load_expectations", "serve_demo", "serve_folder"]
 
 HOST = "127.0.0.1"
+WIDGET_HOST = "localhost"
+"""The support widget's host: another site than 127.0.0.1, so the widget is a cross-site frame."""
+EMBED_PATH = "/support-frame"
+"""The catalog's iframe loads this; it redirects to the widget on its own origin."""
 
 CONTENT_TYPES: dict[str, str] = {
     ".html": "text/html; charset=utf-8",
@@ -93,6 +97,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     server_version = "TidewaterDemo/1.0"
     root: ClassVar[Path]
+    widget_origin: ClassVar[str] = ""
 
     def do_GET(self) -> None:
         self._serve(body=True)
@@ -102,11 +107,24 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self, *, body: bool) -> None:
         path = urlsplit(self.path).path
+        if path == EMBED_PATH:
+            self.send_response(HTTPStatus.FOUND)
+            self.send_header("Location", f"{self.widget_origin}/support-widget")
+            self.send_header("Content-Length", "0")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            return
         target = resolve_site_path(self.root, path)
         if target is None or target.name == "404.html":
             self._not_found(body=body)
             return
-        self._send(HTTPStatus.OK, target.read_bytes(), content_type(target), body=body)
+        data = target.read_bytes()
+        if target.suffix == ".html" and self.widget_origin:
+            # the embed names the widget's own origin: allow="tools" (its allowlist is the src's
+            # origin) would not follow a redirect to another origin
+            embed = f'src="{self.widget_origin}/support-widget"'.encode()
+            data = data.replace(f'src="{EMBED_PATH}"'.encode(), embed)
+        self._send(HTTPStatus.OK, data, content_type(target), body=body)
 
     def _not_found(self, *, body: bool) -> None:
         page = self.root / "404.html"
@@ -149,7 +167,10 @@ class _Server(ThreadingHTTPServer):
 class DemoServer:
     """The demo shop (or the folder ``root``) served on ``http://127.0.0.1:PORT`` from a thread.
 
-    Use it as a context manager, or call ``start()`` and ``stop()``. ``port=0`` picks a free port.
+    The support-chat widget the catalog embeds comes from a second origin,
+    ``http://localhost:WIDGET_PORT`` (`widget_url`): another site, so Chromium runs it in a
+    process of its own, as real third-party widgets are. Use it as a context manager, or call
+    ``start()`` and ``stop()``. ``port=0`` picks a free port (the widget's is always free).
     ``/`` serves ``index.html``, ``/checkout`` serves ``checkout.html``, other files by name.
     It prints nothing, not even when a browser hangs up mid-answer.
     """
@@ -160,6 +181,8 @@ class DemoServer:
         self._requested_port = port
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._widget_httpd: _Server | None = None
+        self._widget_thread: threading.Thread | None = None
 
     @property
     def port(self) -> int:
@@ -174,6 +197,14 @@ class DemoServer:
         return f"http://{self.host}:{self.port}"
 
     @property
+    def widget_url(self) -> str:
+        """The support widget's origin, like ``http://localhost:8766`` ("" until started)."""
+        if self._widget_httpd is None:
+            return ""
+        host = WIDGET_HOST if self.host == HOST else self.host
+        return f"http://{host}:{self._widget_httpd.server_address[1]}"
+
+    @property
     def running(self) -> bool:
         """Whether the server is serving."""
         return self._thread is not None and self._thread.is_alive()
@@ -184,26 +215,39 @@ class DemoServer:
             return self
         if not self.root.is_dir():
             raise FileNotFoundError(f"no folder to serve at {str(self.root)!r}")
-        handler = type("DemoHandler", (_Handler,), {"root": self.root.resolve()})
-        self._httpd = _Server((self.host, self._requested_port), handler)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.2},
-            name=f"webmcp-demo-{self.port}",
-            daemon=True,
+        widget: type[_Handler] = type(
+            "DemoWidgetHandler", (_Handler,), {"root": self.root.resolve()}
         )
-        self._thread.start()
+        self._widget_httpd = _Server((self.host, 0), widget)
+        widget.widget_origin = self.widget_url
+        try:
+            handler = type(
+                "DemoHandler",
+                (_Handler,),
+                {"root": self.root.resolve(), "widget_origin": self.widget_url},
+            )
+            self._httpd = _Server((self.host, self._requested_port), handler)
+        except OSError:
+            self._widget_httpd.server_close()
+            self._widget_httpd = None
+            raise
+        self._thread = _serve(self._httpd, f"webmcp-demo-{self.port}")
+        self._widget_thread = _serve(self._widget_httpd, f"webmcp-demo-widget-{self.port}")
         return self
 
     def stop(self) -> None:
         """Stop serving and free the port. Safe to call twice."""
-        httpd, thread = self._httpd, self._thread
+        for httpd, thread in (
+            (self._httpd, self._thread),
+            (self._widget_httpd, self._widget_thread),
+        ):
+            if httpd is not None:
+                httpd.shutdown()
+                httpd.server_close()
+            if thread is not None:
+                thread.join(timeout=5)
         self._httpd, self._thread = None, None
-        if httpd is not None:
-            httpd.shutdown()
-            httpd.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
+        self._widget_httpd, self._widget_thread = None, None
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until the server stops (for a command that serves until interrupted)."""
@@ -225,6 +269,14 @@ class DemoServer:
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"<DemoServer {self.url} {state}>"
+
+
+def _serve(httpd: _Server, name: str) -> threading.Thread:
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name=name, daemon=True
+    )
+    thread.start()
+    return thread
 
 
 def serve_demo(port: int = 0) -> DemoServer:

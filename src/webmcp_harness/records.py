@@ -26,6 +26,12 @@ class Tool:
     declarative: bool = False
     backend: BackendName = "cdp"
     backend_node_id: int | None = None
+    frame_origin: str = ""
+    """The origin of the tool's frame (`http://localhost:8001` for a cross-site widget)."""
+    page_id: str = ""
+    """The id of the main frame of the page the tool is on (a popup has its own); "" = unknown."""
+    page_url: str = ""
+    """The URL of that page (the attached page, or a popup it opened)."""
 
     @property
     def read_only(self) -> bool:
@@ -46,6 +52,9 @@ class Tool:
             "annotations": dict(self.annotations),
             "frameId": self.frame_id,
             "frameUrl": self.frame_url,
+            "frameOrigin": self.frame_origin,
+            "pageId": self.page_id,
+            "pageUrl": self.page_url,
             "declarative": self.declarative,
             "backend": self.backend,
         }
@@ -99,6 +108,8 @@ class CallRecord:
     input: Any
     frame_id: str | None = None
     frame_url: str | None = None
+    frame_origin: str | None = None
+    page_url: str | None = None
     backend: str | None = None
     declarative: bool = False
     started_at: float = field(default_factory=time.time)
@@ -123,6 +134,8 @@ class CallRecord:
             "input": self.input,
             "frameId": self.frame_id,
             "frameUrl": self.frame_url,
+            "frameOrigin": self.frame_origin,
+            "pageUrl": self.page_url,
             "backend": self.backend,
             "declarative": self.declarative,
             "startedAt": self.started_at,

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import difflib
 import itertools
 import time
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from ._backends.base import Backend, BackendError, Invocation
+from ._backends.base import (
+    Backend,
+    BackendError,
+    CallRefusedError,
+    Invocation,
+    TargetGoneError,
+    ToolNotFoundError,
+)
 from ._backends.cdp import CdpBackend
 from ._pw import as_async
 from .coding import code_refusal, code_report
@@ -32,6 +40,7 @@ _CANCEL_WAIT = 2.0  # how long cancelling in the page may take after a timeout
 _ATTACH_WAIT = 30.0  # attaching may take this long even when calls have a shorter timeout
 _ABANDONED_START = 30.0  # how long a call that already returned waits for its invokeTool reply
 _DETECT_WAIT = 5.0  # how long asking the page which WebMCP it has may take
+_LATE_TOOL_WAIT = 1.0  # how long a call to a tool not (yet) there waits for it, within its timeout
 _QUOTE = 300
 _VALIDATORS_KEPT = 4096
 
@@ -150,7 +159,7 @@ class WebMCPSession:
             found = await self.backend.list_tools()
         return found
 
-    async def _use_polyfill_backend(self) -> bool:
+    async def _use_polyfill_backend(self, limit: float | None = None) -> bool:
         """In auto mode, move to the in-page backend when a script object is the modelContext.
 
         Chromium answers `WebMCP.enable` even with the feature off, so the only sure sign of a
@@ -161,7 +170,7 @@ class WebMCPSession:
         url = self._url()
         if url in self._native_urls:
             return False
-        self._implementation = await self._ask_page()
+        self._implementation = await self._ask_page(limit)
         if self._implementation in ("native", "@mcp-b/global+native"):
             self._native_urls.add(url)
             return False
@@ -169,7 +178,10 @@ class WebMCPSession:
             return False
         chosen = _inpage(self.page)
         try:
-            await asyncio.wait_for(chosen.open(self._tools_changed, self._interrupt), self.timeout)
+            await asyncio.wait_for(
+                chosen.open(self._tools_changed, self._interrupt),
+                self.timeout if limit is None else max(limit, 0.05),
+            )
         except (BackendError, asyncio.TimeoutError):
             await chosen.close()  # the page is going away or busy: stay, ask again next time
             return False
@@ -178,13 +190,14 @@ class WebMCPSession:
         self._auto = False
         return True
 
-    async def _ask_page(self) -> str | None:
+    async def _ask_page(self, limit: float | None = None) -> str | None:
         """detect_implementation, or "unknown" when the page does not answer in time."""
         from ._backends.inpage import detect_implementation
 
+        wait = _DETECT_WAIT if limit is None else max(min(limit, _DETECT_WAIT), 0.05)
         try:
             return await asyncio.wait_for(
-                detect_implementation(self.page, timeout=2 * _DETECT_WAIT), _DETECT_WAIT
+                detect_implementation(self.page, timeout=2 * _DETECT_WAIT), wait
             )
         except asyncio.TimeoutError:
             return "unknown"
@@ -248,30 +261,20 @@ class WebMCPSession:
                     waiter.set_result(tool)
 
     def _interrupt(self, kind: str, frame_id: str, detail: dict[str, Any]) -> None:
-        if kind in ("closed", "crashed", "disconnected"):
+        if kind in ("closed", "crashed", "disconnected") and not frame_id:
             self._gone = kind
         self._tell(kind)
         for watch in list(self._watches):
-            if kind == "navigated" and not self._frame_or_ancestor(frame_id, watch.tool.frame_id):
-                continue
-            if kind == "detached" and frame_id != watch.tool.frame_id:
-                continue
+            if frame_id and frame_id not in self.backend.ancestors(watch.tool.frame_id):
+                continue  # another frame, or a popup, than the one the tool is in
             watch.record.event(kind, frameId=frame_id, **detail)
             if kind == "navigated" and watch.tool.declarative:
                 watch.form_navigated = True
                 continue  # a form answers by submitting and navigating: not an interruption
-            watch.interrupt(_INTERRUPTIONS.get(kind, kind))
-
-    def _frame_or_ancestor(self, frame_id: str, of: str) -> bool:
-        parents = getattr(self.backend, "_parents", {})
-        current: str | None = of
-        seen = 0
-        while current is not None and seen < 64:
-            if current == frame_id:
-                return True
-            current = parents.get(current)
-            seen += 1
-        return False
+            why = _INTERRUPTIONS.get(kind, kind)
+            if frame_id and kind in ("crashed", "closed"):
+                why = _FRAME_ENDED[kind]
+            watch.interrupt(why)
 
     # -- calls -----------------------------------------------------------------------------
     async def call(
@@ -284,7 +287,11 @@ class WebMCPSession:
         confirm: bool | None = None,
         validate: bool = True,
     ) -> ToolResult:
-        """Call a tool and return its coded MCP result. Never raises for what the page did."""
+        """Call a tool and return its coded MCP result. Never raises for what the page did.
+
+        frame picks among tools of that name: a frame id, an origin, or (part of) a frame URL.
+        A tool that is not there is waited for up to a second, within timeout.
+        """
         self._check_open()
         if not isinstance(name, str):
             raise UsageError(f"tool name must be a string, not {type(name).__name__}")
@@ -318,26 +325,13 @@ class WebMCPSession:
         deadline = time.monotonic() + limit
         if self._gone:
             return tool_error(ToolErrorCode.INTERRUPTED, f"The page is {self._gone}.")
-        quick = getattr(self.backend, "main_frame_tool", None) if frame is None else None
-        tool = quick(name) if quick is not None else None
+        tool = self.backend.main_frame_tool(name) if frame is None else None
         if tool is None:
-            tools = await self.backend.list_tools()
-            tool = self._find(tools, name, frame)
+            tool, tools = await self._look_up(name, frame, deadline)
         if tool is None:
-            await self._sync()
-            tools = await self.backend.list_tools()
-            tool = self._find(tools, name, frame)
-        if tool is None and not tools:
-            await self._use_polyfill_backend()  # round trips: list again after, whatever it says
-            tools = await self.backend.list_tools()
-            tool = self._find(tools, name, frame)
-        if tool is None:
-            # No tools at all: say whether the page has a document.modelContext (auto mode on the
-            # CDP backend has just asked).
-            if not tools and not self._gone and not (self._auto and self.backend.name == "cdp"):
-                self._implementation = await self._ask_page()
             return self._unavailable(name, frame, tools)
         record.frame_id, record.frame_url = tool.frame_id, tool.frame_url
+        record.frame_origin, record.page_url = tool.frame_origin, tool.page_url
         record.backend, record.declarative = tool.backend, tool.declarative
         if args_problem(args) is not None or (validate and not isinstance(args, dict)):
             # Deep or non-finite arguments are refused even unvalidated: JSON can't carry them.
@@ -380,12 +374,12 @@ class WebMCPSession:
                 inv = invoking.result()
             except BackendError as exc:
                 record.browser = exc.report
-                if "not found" in str(exc).lower():
+                if isinstance(exc, ToolNotFoundError):
                     return self._unavailable(name, frame, await self.backend.list_tools())
-                refusal = code_refusal(str(exc))
+                refusal = code_refusal(str(exc)) if isinstance(exc, CallRefusedError) else None
                 if refusal is not None:
                     return refusal  # e.g. input that is not an object, sent with validate=False
-                if watch.interrupted.done() or self._gone or _target_gone(str(exc)):
+                if watch.interrupted.done() or self._gone or isinstance(exc, TargetGoneError):
                     why = (
                         watch.interrupted.result()
                         if watch.interrupted.done()
@@ -554,9 +548,11 @@ class WebMCPSession:
                 "WebMCP needs Chromium 146+ with --enable-features=WebMCP and a secure page "
                 "(https, or http on localhost), or a page that loads a WebMCP polyfill.",
             )
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        hint = f' Did you mean "{close[0]}"?' if close else ""
         return tool_error(
             ToolErrorCode.UNAVAILABLE,
-            f'No tool "{name}"{where} right now ({self._url()}). Tools here: {there}.',
+            f'No tool "{name}"{where} right now ({self._url()}). Tools here: {there}.{hint}',
         )
 
     def _timed_out(self, limit: float) -> ToolResult:
@@ -610,19 +606,59 @@ class WebMCPSession:
         return fits(validator, args, deadline=deadline)  # bounded: patterns, $ref, no fetches
 
     def _find(self, tools: list[Tool], name: str, frame: str | None) -> Tool | None:
-        matches = [t for t in tools if t.name == name]
-        if frame is not None:
-            matches = [t for t in matches if t.frame_id == frame or frame in t.frame_url]
+        matches = [t for t in tools if t.name == name and _in_frame(t, frame)]
         if not matches:
             return None
-        main = getattr(self.backend, "main_frame_id", None)
-        matches.sort(key=lambda t: t.frame_id != main)
+        main = self.backend.main_frame_id
+        matches.sort(key=lambda t: (t.frame_id != main, t.page_id not in ("", main)))
         return matches[0]
 
+    async def _look_up(
+        self, name: str, frame: str | None, deadline: float
+    ) -> tuple[Tool | None, list[Tool]]:
+        """The tool to call, waiting for a late one within the deadline; and the tools there."""
+        tools = await self.backend.list_tools()
+        tool = self._find(tools, name, frame)
+        if tool is not None:
+            return tool, tools
+        await self._sync()
+        tools = await self.backend.list_tools()
+        tool = self._find(tools, name, frame)
+        if tool is None and not tools and _left(deadline) > 0:
+            # round trips: list again after, whatever it says
+            await self._use_polyfill_backend(_left(deadline))
+            tools = await self.backend.list_tools()
+            tool = self._find(tools, name, frame)
+        if tool is None and not self._gone and _left(deadline) > 0:
+            tool = await self._late_tool(name, frame, min(_left(deadline), _LATE_TOOL_WAIT))
+            tools = await self.backend.list_tools()
+        # No tools at all: say whether the page has a document.modelContext (auto mode on the
+        # CDP backend has just asked).
+        asked = self._auto and self.backend.name == "cdp"
+        if tool is None and not tools and not self._gone and not asked and _left(deadline) > 0:
+            self._implementation = await self._ask_page(_left(deadline))
+        return tool, tools
+
+    async def _late_tool(self, name: str, frame: str | None, limit: float) -> Tool | None:
+        """The tool called name (in frame) if it is registered within limit seconds."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + limit
+        while True:
+            waiter: asyncio.Future[Tool] = loop.create_future()
+            entry = (name, waiter)
+            self._tool_waiters.append(entry)
+            try:
+                tool = await asyncio.wait_for(waiter, max(0.0, end - loop.time()))
+            except asyncio.TimeoutError:
+                return None
+            finally:
+                with contextlib.suppress(ValueError):
+                    self._tool_waiters.remove(entry)
+            if _in_frame(tool, frame):
+                return tool
+
     async def _sync(self) -> None:
-        sync = getattr(self.backend, "sync", None)
-        if sync is not None:
-            await sync()
+        await self.backend.sync()
 
     def _url(self) -> str:
         try:
@@ -641,6 +677,10 @@ class WebMCPSession:
             raise SessionClosedError("This WebMCPSession is closed; attach a new one.")
 
 
+_FRAME_ENDED = {
+    "crashed": "The tool's frame crashed",
+    "closed": "The tool's page (a popup) was closed",
+}
 _INTERRUPTIONS = {
     "navigated": "The page navigated",
     "detached": "The tool's frame went away",
@@ -676,13 +716,13 @@ def _inpage(page: Page) -> Backend:
     return backend
 
 
-_GONE_TEXTS = ("target closed", "has been closed", "session closed", "crashed", "disconnected")
-
-
-def _target_gone(message: str) -> bool:
-    """Whether a protocol error says the page, its session or the browser went away."""
-    lowered = message.lower()
-    return any(text in lowered for text in _GONE_TEXTS)
+def _in_frame(tool: Tool, frame: str | None) -> bool:
+    """Whether tool is in the frame named by id, origin or URL (a part of it), or frame is None."""
+    if frame is None:
+        return True
+    return frame in (tool.frame_id, tool.frame_origin, tool.frame_url) or (
+        bool(frame) and frame in tool.frame_url
+    )
 
 
 def _check_timeout(timeout: Any) -> None:

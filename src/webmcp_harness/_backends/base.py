@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from ..records import BackendName, BrowserReport, Tool
 
@@ -12,9 +13,10 @@ ToolsChanged = Callable[[list[Tool], list[Tool]], None]
 """Called with (added, removed) whenever the backend sees the page's tools change."""
 
 Interrupted = Callable[[str, str, dict[str, Any]], None]
-"""Called with (kind, frame_id, detail) when a frame navigates, the page closes or crashes.
+"""Called with (kind, frame_id, detail) when a frame navigates or goes away, or the page ends.
 
-kind is one of "navigated", "closed", "crashed", "disconnected"; frame_id is "" for the whole page.
+kind is one of "navigated", "detached", "closed", "crashed", "disconnected". frame_id is "" for
+the whole page; "crashed" or "closed" with a frame_id is that frame's own process or popup only.
 """
 
 
@@ -35,21 +37,32 @@ class Invocation(Protocol):
 
 
 class Backend(Protocol):
-    """How calls reach the page."""
+    """How calls reach the page: everything the session uses of a backend."""
 
     name: BackendName
+    main_frame_id: str
+    """The frame id of the attached page's main frame (tools there win a name clash)."""
 
     async def open(self, on_tools: ToolsChanged, on_interrupt: Interrupted) -> None:
         """Start watching the page; report tools and interruptions through the callbacks."""
 
     async def list_tools(self) -> list[Tool]:
-        """Every tool in the page and its frames, as of now."""
+        """Every tool in the page, its frames and the popups it opened, as of now."""
+
+    def main_frame_tool(self, name: str) -> Tool | None:
+        """The main frame's tool called name, without copying the list (the call's fast path)."""
+
+    def ancestors(self, frame_id: str) -> list[str]:
+        """frame_id, then its parent, and so on up to the main frame (as far as known)."""
+
+    async def sync(self) -> None:
+        """Return once every event the page sent before has been handled."""
 
     async def invoke(self, tool: Tool, args: dict[str, Any]) -> Invocation:
-        """Start a call; raise BackendError when the page refuses it outright."""
+        """Start a call; raise a BackendError subclass when it cannot start."""
 
     async def close(self) -> None:
-        """Stop watching the page; never raises."""
+        """Stop watching the page and drop every listener added to it; never raises."""
 
 
 class BackendError(Exception):
@@ -58,3 +71,21 @@ class BackendError(Exception):
     def __init__(self, message: str, report: BrowserReport | None = None) -> None:
         super().__init__(message)
         self.report = report or BrowserReport(protocol_error=message)
+
+
+class ToolNotFoundError(BackendError):
+    """The page has no such tool (any more) in that frame."""
+
+
+class TargetGoneError(BackendError):
+    """The page, the tool's frame, its process or the session to it went away."""
+
+
+class CallRefusedError(BackendError):
+    """The page is there and has the tool, but refused to start the call."""
+
+
+def origin_of(url: str) -> str:
+    """scheme://host[:port] of url; "" for URLs without one (about:blank, data:)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""

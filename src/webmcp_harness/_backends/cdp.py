@@ -1,24 +1,42 @@
-"""Chromium's native WebMCP, reached through the DevTools-protocol domain `WebMCP`."""
+"""Chromium's native WebMCP, reached through the DevTools-protocol domain `WebMCP`.
+
+One CDP session ("target") per renderer process the page uses: the page's own, one for each
+out-of-process (cross-site) iframe, found as Playwright attaches them, and the same again for each
+popup the page opens. Each target reports the tools of the frames it hosts; a call goes to the
+target that hosts the tool's frame.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from playwright.async_api import Error as PlaywrightError
 
 from .._pw import as_async
 from ..errors import WebMCPUnavailableError
 from ..records import BackendName, BrowserReport, Tool
-from .base import BackendError, Interrupted, ToolsChanged
+from .base import (
+    CallRefusedError,
+    Interrupted,
+    TargetGoneError,
+    ToolNotFoundError,
+    ToolsChanged,
+    origin_of,
+)
 
 if TYPE_CHECKING:
-    from playwright.async_api import CDPSession, Page
+    from playwright.async_api import CDPSession, Frame, Page
 
 __all__ = ["CdpBackend"]
 
 _SMALL_WAIT = 5.0  # bound for housekeeping round trips (reading an exception, cancelling)
 _EARLY_KEEP = 1000
+_TOOL_NOT_FOUND = "Tool not found"  # the protocol's whole answer to invokeTool for an unknown tool
 
 _OWN_TOOLS_JS = """
 (async () => {
@@ -59,8 +77,37 @@ _FORM_SUBMIT_BOX_JS = """function () {
 }"""
 
 
+class _Target:
+    """One CDP session: a page's own (root = its main frame) or an out-of-process frame's."""
+
+    def __init__(self, cdp: CDPSession, *, page: Page, is_page: bool) -> None:
+        self.cdp = cdp
+        self.page = page
+        self.is_page = is_page
+        self.root = ""  # the frame id this session was opened for
+        self.gone = False
+        self.listeners: list[tuple[str, Callable[..., Any]]] = []
+
+    async def send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self.gone:
+            raise TargetGoneError("the frame's session is gone")
+        return await asyncio.wait_for(self.cdp.send(method, params), _SMALL_WAIT * 6)
+
+    async def quiet_send(self, method: str, params: dict[str, Any]) -> None:
+        """Send and forget the answer: bounded, never raises."""
+        with contextlib.suppress(Exception):
+            if not self.gone:
+                await asyncio.wait_for(self.cdp.send(method, params), _SMALL_WAIT)
+
+    def drop_listeners(self) -> None:
+        for event, handler in self.listeners:
+            with contextlib.suppress(Exception):
+                self.cdp.remove_listener(event, handler)
+        self.listeners.clear()
+
+
 class _CdpInvocation:
-    def __init__(self, backend: CdpBackend, tool: Tool) -> None:
+    def __init__(self, backend: CdpBackend, target: _Target, tool: Tool) -> None:
         loop = asyncio.get_running_loop()
         self.id = ""
         self.tool = tool
@@ -69,6 +116,7 @@ class _CdpInvocation:
             None if tool.autosubmit else loop.create_future()
         )
         self._backend = backend
+        self._target = target
 
     def invoked(self) -> None:
         if self.waiting is not None and not self.waiting.done():
@@ -86,7 +134,7 @@ class _CdpInvocation:
     async def cancel(self) -> None:
         if self.answered.done() or not self.id:
             return
-        await self._backend.quiet_send("WebMCP.cancelInvocation", {"invocationId": self.id})
+        await self._target.quiet_send("WebMCP.cancelInvocation", {"invocationId": self.id})
 
     async def confirm(self) -> bool:
         box = await self._backend.on_form(self.tool, _FORM_SUBMIT_BOX_JS)
@@ -94,27 +142,36 @@ class _CdpInvocation:
             return False
         for kind in ("mousePressed", "mouseReleased"):
             params = {"type": kind, "x": box["x"], "y": box["y"], "button": "left", "clickCount": 1}
-            await self._backend.quiet_send("Input.dispatchMouseEvent", params)
+            await self._target.quiet_send("Input.dispatchMouseEvent", params)
         return True
 
 
 class CdpBackend:
-    """Tools and calls through `WebMCP.*` on a CDP session of the page."""
+    """Tools and calls through `WebMCP.*` on CDP sessions of the page, its frames and popups."""
 
     name: BackendName = "cdp"
 
     def __init__(self, page: Page) -> None:
         self._page = as_async(page)
-        self._cdp: CDPSession | None = None
+        self._main: _Target | None = None
+        self._targets: dict[str, _Target] = {}  # root frame id -> target
+        self._by_frame: dict[object, _Target] = {}  # Playwright frame of an OOPIF -> its target
+        self._owner: dict[str, _Target] = {}  # frame id -> the target hosting it
         self._tools: dict[tuple[str, str], Tool] = {}
-        self._frames: dict[str, str] = {}
+        self._frames: dict[str, str] = {}  # frame id -> URL
+        self._origins: dict[str, str] = {}  # frame id -> origin
         self._parents: dict[str, str | None] = {}
+        self._pages: dict[object, tuple[Page, str]] = {}  # the page and popups -> main frame id
         self._pending: dict[str, _CdpInvocation] = {}
         self._early: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._early_invoked: OrderedDict[str, None] = OrderedDict()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._on_tools: ToolsChanged = lambda added, removed: None
-        self._on_interrupt: Interrupted = lambda kind, frame, detail: None
+        self._adopting: set[asyncio.Task[Any]] = set()
+        self._in_process: set[object] = set()  # Playwright frames seen to share a parent's process
+        self._adopt_lock = asyncio.Lock()
+        self._listeners: list[tuple[Any, str, Callable[..., Any]]] = []
+        self._on_tools: ToolsChanged = _no_tools
+        self._on_interrupt: Interrupted = _no_interrupt
         self._closed = False
         self._ended: str | None = None  # "closed" | "crashed" | "disconnected"
         self.main_frame_id = ""
@@ -123,46 +180,78 @@ class CdpBackend:
     async def open(self, on_tools: ToolsChanged, on_interrupt: Interrupted) -> None:
         self._on_tools, self._on_interrupt = on_tools, on_interrupt
         page = self._page
-        context = as_async(page.context)
-        cdp = await context.new_cdp_session(page)
-        self._cdp = cdp
-        handlers = {
-            "WebMCP.toolsAdded": self._tools_added,
-            "WebMCP.toolsRemoved": self._tools_removed,
-            "WebMCP.toolInvoked": self._tool_invoked,
-            "WebMCP.toolResponded": self._tool_responded,
-            "Page.frameNavigated": self._frame_navigated,
-            "Page.frameAttached": self._frame_attached,
-            "Page.frameDetached": self._frame_detached,
-        }
-        for event, handler in handlers.items():
-            cdp.on(event, handler)
-        page.on("close", lambda _: self._gone("closed"))
-        page.on("crash", lambda _: self._gone("crashed"))
-        browser = as_async(context.browser)
+        context = _key(page).context
+        main = await self._attach(page, page, is_page=True)
+        self._main = main
+        self._listen(page, "close", lambda _: self._gone("closed"))
+        self._listen(page, "crash", lambda _: self._gone("crashed"))
+        self._listen(page, "framenavigated", self._pw_frame_navigated)
+        self._listen(context, "page", self._pw_new_page)
+        browser = context.browser
         if browser is not None:
-            browser.on("disconnected", lambda _: self._gone("disconnected"))
-        await cdp.send("Page.enable")
-        tree = await cdp.send("Page.getFrameTree")
-        self._read_tree(tree["frameTree"], None)
+            self._listen(browser, "disconnected", lambda _: self._gone("disconnected"))
+        await main.send("Page.enable", {})
+        tree = await main.send("Page.getFrameTree", {})
+        self._read_tree(main, tree["frameTree"])
+        main.root = self.main_frame_id
+        self._targets[main.root] = main
+        self._pages[_key(page)] = (page, main.root)
         try:
-            await cdp.send("WebMCP.enable")
+            await main.send("WebMCP.enable", {})
         except Exception as exc:
             raise WebMCPUnavailableError(
                 "This browser has no WebMCP DevTools domain: use Chromium 146+ launched with "
                 "--enable-features=WebMCP,WebMCPTesting,DevToolsWebMCPSupport, or backend='inpage' "
                 f"for a polyfilled page ({str(exc).splitlines()[0]})."
             ) from exc
-        await self._scan_child_frames()
+        await self._scan_child_frames(main)
+        for frame in _key(page).frames:
+            if frame.parent_frame is not None:
+                await self._adopt(frame)
 
     async def close(self) -> None:
         self._closed = True
-        for task in list(self._tasks):
-            task.cancel()
-        cdp, self._cdp = self._cdp, None
-        if cdp is not None and self._ended is None:  # a crashed page never answers a detach
+        for emitter, event, handler in self._listeners:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(cdp.detach(), _SMALL_WAIT)
+                emitter.remove_listener(event, handler)
+        self._listeners.clear()
+        for task in list(self._tasks | self._adopting):
+            task.cancel()
+        targets, self._targets = list(self._targets.values()), {}
+        self._by_frame.clear()
+        self._owner.clear()
+        self._pages.clear()
+        self._on_tools, self._on_interrupt = _no_tools, _no_interrupt
+        self._main = None
+        for target in targets:
+            await self._detach(target)
+
+    async def _attach(self, page: Page, what: Page | Frame, *, is_page: bool) -> _Target:
+        """A new CDP session for a page or an out-of-process frame, with our handlers on it."""
+        cdp = await _fresh(_key(page).context).new_cdp_session(_fresh(_key(what)))
+        target = _Target(cdp, page=page, is_page=is_page)
+        handlers: dict[str, Callable[[dict[str, Any]], None]] = {
+            "WebMCP.toolsAdded": lambda p: self._tools_added(target, p),
+            "WebMCP.toolsRemoved": lambda p: self._tools_removed(target, p),
+            "WebMCP.toolInvoked": self._tool_invoked,
+            "WebMCP.toolResponded": lambda p: self._tool_responded(p),
+            "Page.frameNavigated": lambda p: self._frame_navigated(target, p),
+            "Page.navigatedWithinDocument": lambda p: self._navigated_within(target, p),
+            "Page.frameAttached": lambda p: self._frame_attached(target, p),
+            "Page.frameDetached": lambda p: self._frame_detached(target, p),
+            "Inspector.targetCrashed": lambda p: self._target_crashed(target),
+        }
+        for event, handler in handlers.items():
+            cdp.on(event, handler)
+            target.listeners.append((event, handler))
+        return target
+
+    async def _detach(self, target: _Target) -> None:
+        was_gone, target.gone = target.gone, True
+        target.drop_listeners()
+        if not was_gone and self._ended is None:  # a crashed page never answers a detach
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(target.cdp.detach(), _SMALL_WAIT)
 
     # -- tools -----------------------------------------------------------------------------
     async def list_tools(self) -> list[Tool]:
@@ -172,27 +261,48 @@ class CdpBackend:
         """The main frame's tool called name, without copying the list (the call's fast path)."""
         return self._tools.get((self.main_frame_id, name))
 
-    async def sync(self) -> None:
-        """Round trip to the browser, so every event it sent before is handled."""
-        await self.quiet_send("Browser.getVersion", {})
+    def ancestors(self, frame_id: str) -> list[str]:
+        chain: list[str] = []
+        current: str | None = frame_id
+        while current is not None and current not in chain and len(chain) < 64:
+            chain.append(current)
+            current = self._parents.get(current)
+        return chain
 
-    def _read_tree(self, node: dict[str, Any], parent: str | None) -> None:
+    async def sync(self) -> None:
+        """Round trip to every target once frames being attached are, so their events are in."""
+        if not self._closed:
+            self._adopt_unknown_frames()
+        if self._adopting:
+            await asyncio.wait(list(self._adopting), timeout=_SMALL_WAIT)
+        targets = list(self._targets.values())
+        await asyncio.gather(*(t.quiet_send("Browser.getVersion", {}) for t in targets))
+
+    def _read_tree(self, target: _Target, node: dict[str, Any]) -> None:
         frame = node["frame"]
-        self._frames[frame["id"]] = frame.get("url", "") + frame.get("urlFragment", "")
-        self._parents[frame["id"]] = parent
-        if parent is None:
+        self._set_frame(target, frame)
+        if frame.get("parentId") is None and target is self._main:
             self.main_frame_id = frame["id"]
         for child in node.get("childFrames", []):
-            self._read_tree(child, frame["id"])
+            self._read_tree(target, child)
 
-    async def _scan_child_frames(self) -> None:
-        """Tools that iframes registered before WebMCP.enable (which reports only the root's)."""
-        for frame_id in [f for f, parent in self._parents.items() if parent is not None]:
+    def _set_frame(self, target: _Target, frame: dict[str, Any]) -> None:
+        frame_id = frame["id"]
+        url = frame.get("url", "") + frame.get("urlFragment", "")
+        self._frames[frame_id] = url
+        self._origins[frame_id] = _origin(frame.get("securityOrigin"), url)
+        self._parents[frame_id] = frame.get("parentId")
+        self._owner[frame_id] = target
+
+    async def _scan_child_frames(self, target: _Target) -> None:
+        """Tools that child frames registered before WebMCP.enable (which reports only the root's)."""
+        frames = [f for f, t in self._owner.items() if t is target and f != target.root]
+        for frame_id in frames:
             try:
-                world = await self._send(
+                world = await target.send(
                     "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": "webmcp-harness"}
                 )
-                reply = await self._send(
+                reply = await target.send(
                     "Runtime.evaluate",
                     {
                         "contextId": world["executionContextId"],
@@ -205,13 +315,14 @@ class CdpBackend:
                 continue
             found = reply.get("result", {}).get("value") or []
             tools = [dict(t, frameId=frame_id) for t in found if isinstance(t, dict)]
-            self._tools_added({"tools": tools}, only_new=True)
+            self._tools_added(target, {"tools": tools}, only_new=True)
 
     def _make_tool(self, raw: dict[str, Any]) -> Tool:
         schema = raw.get("inputSchema")
         if isinstance(schema, str):
             schema = _json_or_none(schema)
         frame_id = str(raw.get("frameId") or self.main_frame_id)
+        page_id = self._page_of(frame_id)
         return Tool(
             name=str(raw.get("name", "")),
             description=str(raw.get("description") or ""),
@@ -222,9 +333,19 @@ class CdpBackend:
             declarative=raw.get("backendNodeId") is not None,
             backend="cdp",
             backend_node_id=raw.get("backendNodeId"),
+            frame_origin=self._origins.get(frame_id, ""),
+            page_id=page_id,
+            page_url=self._frames.get(page_id, ""),
         )
 
-    def _tools_added(self, params: dict[str, Any], *, only_new: bool = False) -> None:
+    def _page_of(self, frame_id: str) -> str:
+        return self.ancestors(frame_id)[-1]
+
+    def _tools_added(
+        self, target: _Target, params: dict[str, Any], *, only_new: bool = False
+    ) -> None:
+        if target.gone:
+            return
         added = []
         for raw in params.get("tools", []):
             tool = self._make_tool(raw)
@@ -236,7 +357,9 @@ class CdpBackend:
         if added:
             self._on_tools(added, [])
 
-    def _tools_removed(self, params: dict[str, Any]) -> None:
+    def _tools_removed(self, target: _Target, params: dict[str, Any]) -> None:
+        if target.gone:
+            return
         removed = []
         for raw in params.get("tools", []):
             key = (str(raw.get("frameId") or self.main_frame_id), str(raw.get("name")))
@@ -246,70 +369,265 @@ class CdpBackend:
         if removed:
             self._on_tools([], removed)
 
-    def _drop_frame_tools(self, frame_id: str) -> None:
-        removed = [t for key, t in self._tools.items() if key[0] == frame_id]
+    def _drop_tools(self, frame_ids: set[str]) -> None:
+        removed = [t for key, t in self._tools.items() if key[0] in frame_ids]
         for tool in removed:
             del self._tools[(tool.frame_id, tool.name)]
         if removed:
             self._on_tools([], removed)
 
-    # -- frames and the page ---------------------------------------------------------------
-    def _frame_attached(self, params: dict[str, Any]) -> None:
-        self._parents[params["frameId"]] = params.get("parentFrameId")
-        self._frames.setdefault(params["frameId"], "")
+    def _subtree(self, frame_id: str) -> set[str]:
+        """frame_id and every frame below it."""
+        return {f for f in self._parents if frame_id in self.ancestors(f)} | {frame_id}
 
-    def _frame_navigated(self, params: dict[str, Any]) -> None:
+    # -- frames and the page ---------------------------------------------------------------
+    def _frame_attached(self, target: _Target, params: dict[str, Any]) -> None:
+        if target.gone:
+            return
+        frame_id = params["frameId"]
+        self._parents[frame_id] = params.get("parentFrameId")
+        self._frames.setdefault(frame_id, "")
+        self._owner.setdefault(frame_id, target)
+
+    def _frame_navigated(self, target: _Target, params: dict[str, Any]) -> None:
+        if target.gone:
+            return
         frame = params["frame"]
         frame_id = frame["id"]
-        self._frames[frame_id] = frame.get("url", "") + frame.get("urlFragment", "")
-        if frame.get("parentId") is None:
+        self._set_frame(target, frame)
+        if target is self._main and frame.get("parentId") is None:
             self.main_frame_id = frame_id
-        self._parents[frame_id] = frame.get("parentId")
+        child = self._targets.get(frame_id)
+        if child is not None and child is not target:
+            # an out-of-process frame came back into this process: its old session is done
+            self._forget(child)
         self._on_interrupt("navigated", frame_id, {"url": self._frames[frame_id]})
-        self._drop_frame_tools(frame_id)
+        below = self._subtree(frame_id)
+        self._drop_tools(below)
         # The old document's iframes went with it; Chromium sends no frameDetached for them.
-        for child in self._descendants(frame_id):
-            self._drop_frame_tools(child)
-            self._parents.pop(child, None)
-            self._frames.pop(child, None)
+        self._forget_frames(below - {frame_id}, target)
 
-    def _descendants(self, frame_id: str) -> list[str]:
-        found: list[str] = []
-        todo = [frame_id]
-        while todo and len(found) < 10_000:
-            parent = todo.pop()
-            children = [f for f, p in self._parents.items() if p == parent and f not in found]
-            found.extend(children)
-            todo.extend(children)
-        return found
+    def _navigated_within(self, target: _Target, params: dict[str, Any]) -> None:
+        """pushState, replaceState or a hash change: same document and tools, a new URL."""
+        if target.gone:
+            return
+        frame_id, url = params.get("frameId", ""), str(params.get("url", ""))
+        if frame_id not in self._frames:
+            return
+        self._frames[frame_id] = url
+        for key, tool in list(self._tools.items()):
+            if tool.frame_id == frame_id or tool.page_id == frame_id:
+                self._tools[key] = dataclasses.replace(
+                    tool,
+                    frame_url=self._frames.get(tool.frame_id, tool.frame_url),
+                    page_url=self._frames.get(tool.page_id, tool.page_url),
+                )
 
-    def _frame_detached(self, params: dict[str, Any]) -> None:
+    def _frame_detached(self, target: _Target, params: dict[str, Any]) -> None:
+        if target.gone:
+            return
         frame_id = params["frameId"]
+        below = self._subtree(frame_id)
         if params.get("reason") == "swap":
+            # the frame moved to another process (a cross-site navigation): its document, and
+            # the tools in it, are gone; the frame itself stays and gets its own target, which
+            # may have reported it (and its tools) already
+            if self._owner.get(frame_id) is not target:
+                return
+            self._on_interrupt("navigated", frame_id, {"url": self._frames.get(frame_id, "")})
+            self._drop_tools({f for f in below if self._owner.get(f) is target})
+            self._in_process.clear()
+            self._adopt_unknown_frames()
             return
         self._on_interrupt("detached", frame_id, {})
-        self._drop_frame_tools(frame_id)
-        self._parents.pop(frame_id, None)
-        self._frames.pop(frame_id, None)
+        self._drop_tools(below)
+        self._forget_frames(below, target)
+
+    def _forget_frames(self, frames: set[str], target: _Target) -> None:
+        """Frames that are gone, with any out-of-process target of theirs."""
+        for gone in frames:
+            child = self._targets.get(gone)
+            if child is not None and child is not target:
+                self._forget(child)
+            self._parents.pop(gone, None)
+            self._frames.pop(gone, None)
+            self._origins.pop(gone, None)
+            self._owner.pop(gone, None)
+
+    def _target_crashed(self, target: _Target) -> None:
+        if target.gone or target is self._main:
+            return  # the page's own crash comes as Playwright's "crash"
+        self._on_interrupt("crashed", target.root, {})
+        self._drop_tools(self._hosted_by(target))
+        self._forget(target)
+
+    def _hosted_by(self, target: _Target) -> set[str]:
+        return {f for f, t in self._owner.items() if t is target}
+
+    def _forget(self, target: _Target) -> None:
+        """Stop using a target: its frames' tools go, its session is detached."""
+        self._drop_tools(self._hosted_by(target))
+        if self._targets.get(target.root) is target:
+            del self._targets[target.root]
+        for frame, known in list(self._by_frame.items()):
+            if known is target:
+                del self._by_frame[frame]
+        for frame_id in self._hosted_by(target):
+            del self._owner[frame_id]
+        self.spawn(self._detach(target))
 
     def _gone(self, kind: str) -> None:
         self._ended = self._ended or kind
         self._on_interrupt(kind, "", {})
 
+    # -- out-of-process frames and popups --------------------------------------------------
+    def _pw_frame_navigated(self, frame: Frame) -> None:
+        if self._closed or _key(frame).parent_frame is None:
+            return
+        self._in_process.discard(_key(frame))
+        task = asyncio.ensure_future(self._adopt(frame))
+        self._adopting.add(task)
+        task.add_done_callback(self._adopting.discard)
+
+    def _adopt_unknown_frames(self) -> None:
+        """Try every frame that has no target and is not known to share its parent's process.
+
+        A second trigger beside Playwright's `framenavigated`: a frame's move to its own process
+        (the page's `frameDetached {reason: swap}`) may be seen before Playwright has its target.
+        """
+        for page, _root in list(self._pages.values()):
+            for frame in _key(page).frames:
+                key = _key(frame)
+                if frame.parent_frame is None or key in self._by_frame or key in self._in_process:
+                    continue
+                task = asyncio.ensure_future(self._adopt(frame))
+                self._adopting.add(task)
+                task.add_done_callback(self._adopting.discard)
+
+    async def _adopt(self, frame: Frame) -> None:
+        """Open a session for frame when it runs in a process of its own (and has none yet)."""
+        async with self._adopt_lock:
+            if self._closed or _key(frame).is_detached():
+                return
+            old = self._by_frame.get(_key(frame))
+            if old is not None and not old.gone:
+                try:
+                    await asyncio.wait_for(old.cdp.send("Browser.getVersion", {}), _SMALL_WAIT)
+                    return  # same process: its own session saw the navigation
+                except Exception:
+                    pass
+            page = self._page_of_frame(frame)
+            if page is None:
+                return
+            try:
+                target = await self._attach(page, frame, is_page=False)
+            except Exception:
+                self._in_process.add(_key(frame))
+                return  # part of its parent's process: that target reports it
+            try:
+                await target.send("Page.enable", {})
+                await target.quiet_send("Inspector.enable", {})
+                tree = await target.send("Page.getFrameTree", {})
+            except Exception:
+                await self._detach(target)
+                return
+            root = tree["frameTree"]["frame"]["id"]
+            target.root = root
+            previous = old if old is not None else self._targets.get(root)
+            if previous is not None:
+                if not previous.gone:
+                    self._on_interrupt("navigated", root, {"url": self._frames.get(root, "")})
+                self._forget(previous)
+            self._drop_tools(self._subtree(root))
+            self._read_tree(target, tree["frameTree"])
+            self._targets[root] = target
+            self._by_frame[_key(frame)] = target
+            try:
+                await target.send("WebMCP.enable", {})
+            except Exception:
+                return
+            await self._scan_child_frames(target)
+
+    def _page_of_frame(self, frame: Frame) -> Page | None:
+        known = self._pages.get(_key(_key(frame).page))
+        return None if known is None else known[0]
+
+    def _pw_new_page(self, page: Page) -> None:
+        if self._closed:
+            return
+        task = asyncio.ensure_future(self._follow_popup(page))
+        self._adopting.add(task)
+        task.add_done_callback(self._adopting.discard)
+
+    async def _follow_popup(self, page: Page) -> None:
+        """Follow a page that one of ours opened (window.open, target=_blank)."""
+        try:
+            opener = await asyncio.wait_for(_key(page).opener(), _SMALL_WAIT)
+        except Exception:
+            return
+        if opener is None or _key(opener) not in self._pages or self._closed:
+            return
+        try:
+            target = await self._attach(page, page, is_page=True)
+            await target.send("Page.enable", {})
+            tree = await target.send("Page.getFrameTree", {})
+        except Exception:
+            return
+        root = tree["frameTree"]["frame"]["id"]
+        target.root = root
+        self._read_tree(target, tree["frameTree"])
+        self._targets[root] = target
+        self._pages[_key(page)] = (page, root)
+        self._listen(page, "close", lambda _: self._popup_gone(page, target, "closed"))
+        self._listen(page, "crash", lambda _: self._popup_gone(page, target, "crashed"))
+        self._listen(page, "framenavigated", self._pw_frame_navigated)
+        try:
+            await target.send("WebMCP.enable", {})
+        except Exception:
+            return
+        await self._scan_child_frames(target)
+        for frame in _key(page).frames:
+            if frame.parent_frame is not None:
+                await self._adopt(frame)
+
+    def _popup_gone(self, page: Page, target: _Target, kind: str) -> None:
+        if self._closed:
+            return
+        known = self._pages.pop(_key(page), None)
+        if known is None:
+            return
+        root = known[1]
+        self._on_interrupt(kind, root, {})
+        below = self._subtree(root)
+        for frame_id in below:
+            child = self._targets.get(frame_id)
+            if child is not None:
+                self._forget(child)
+        self._drop_tools(below)
+        target.gone = True
+
     # -- calls -----------------------------------------------------------------------------
     async def invoke(self, tool: Tool, args: dict[str, Any]) -> _CdpInvocation:
-        inv = _CdpInvocation(self, tool)
+        if self._closed:
+            raise TargetGoneError("the session is closed")
+        if self._ended:
+            raise TargetGoneError(f"the page is {self._ended}")
+        target = self._owner.get(tool.frame_id)
+        if target is None or target.gone:
+            raise TargetGoneError(f"the frame of {tool.name} is gone")
+        inv = _CdpInvocation(self, target, tool)
         params = {"frameId": tool.frame_id, "toolName": tool.name, "input": args}
-        cdp = self._cdp
         try:
-            if cdp is None:
-                raise BackendError("the session is closed")
             # Not bounded here: the session races this against the call's deadline and the
             # page's interruptions (and a wait_for task would cost every call loop turns).
-            reply = await cdp.send("WebMCP.invokeTool", params)
-        except Exception as exc:
+            reply = await target.cdp.send("WebMCP.invokeTool", params)
+        except PlaywrightError as exc:
             message = str(exc).split("Protocol error (WebMCP.invokeTool): ")[-1].splitlines()[0]
-            raise BackendError(message) from exc
+            if target.gone or self._ended or self._closed or _closed_error(exc):
+                raise TargetGoneError(message) from exc
+            if message.strip() == _TOOL_NOT_FOUND:
+                raise ToolNotFoundError(message) from exc
+            raise CallRefusedError(message) from exc
         inv.id = str(reply["invocationId"])
         self._pending[inv.id] = inv
         early = self._early.pop(inv.id, None)
@@ -347,8 +665,9 @@ class CdpBackend:
 
     async def _read_exception(self, inv: _CdpInvocation, report: BrowserReport, oid: str) -> None:
         """Read a thrown error's name, code and message through the protocol."""
+        target = inv._target
         try:
-            reply = await self._send(
+            reply = await target.send(
                 "Runtime.callFunctionOn",
                 {
                     "objectId": oid,
@@ -362,15 +681,16 @@ class CdpBackend:
             pass
         finally:
             inv.respond(report)
-            self.spawn(self.quiet_send("Runtime.releaseObject", {"objectId": oid}))
+            self.spawn(target.quiet_send("Runtime.releaseObject", {"objectId": oid}))
 
     async def on_form(self, tool: Tool, function: str) -> Any:
         """Run function with `this` = the tool's <form>; None when that cannot be done."""
-        if tool.backend_node_id is None:
+        target = self._owner.get(tool.frame_id)
+        if tool.backend_node_id is None or target is None:
             return None
         try:
-            node = await self._send("DOM.resolveNode", {"backendNodeId": tool.backend_node_id})
-            reply = await self._send(
+            node = await target.send("DOM.resolveNode", {"backendNodeId": tool.backend_node_id})
+            reply = await target.send(
                 "Runtime.callFunctionOn",
                 {
                     "objectId": node["object"]["objectId"],
@@ -384,16 +704,15 @@ class CdpBackend:
         return reply.get("result", {}).get("value")
 
     # -- plumbing --------------------------------------------------------------------------
-    async def _send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if self._cdp is None:
-            raise BackendError("the session is closed")
-        return await asyncio.wait_for(self._cdp.send(method, params), _SMALL_WAIT * 6)
+    def _listen(self, emitter: Any, event: str, handler: Callable[..., Any]) -> None:
+        """Listen on Playwright's implementation object, which hands out no API wrappers.
 
-    async def quiet_send(self, method: str, params: dict[str, Any]) -> None:
-        """Send and forget the answer: bounded, never raises."""
-        with contextlib.suppress(Exception):
-            if self._cdp is not None:
-                await asyncio.wait_for(self._cdp.send(method, params), _SMALL_WAIT)
+        A handler on an API object would wrap each new frame or page in that API's class first,
+        and Playwright keeps the first wrapper: a sync-API user would then get async objects.
+        """
+        impl = _key(emitter)
+        impl.on(event, handler)
+        self._listeners.append((impl, event, handler))
 
     def spawn(self, coro: Any) -> None:
         if self._closed:
@@ -402,6 +721,39 @@ class CdpBackend:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _key(obj: Any) -> Any:
+    """The same Playwright object, whichever API (sync, async) wrapper it came in."""
+    return getattr(obj, "_impl_obj", obj)
+
+
+def _fresh(impl: Any) -> Any:
+    """An async-API view of a Playwright implementation object, not kept by Playwright."""
+    import playwright.async_api as async_api
+
+    return getattr(async_api, type(impl).__name__)(impl)
+
+
+def _no_tools(added: list[Tool], removed: list[Tool]) -> None:
+    pass
+
+
+def _no_interrupt(kind: str, frame_id: str, detail: dict[str, Any]) -> None:
+    pass
+
+
+def _closed_error(exc: Exception) -> bool:
+    """Whether Playwright says the session's target (page, frame, browser) has closed."""
+    from playwright._impl._errors import TargetClosedError
+
+    return isinstance(exc, TargetClosedError)
+
+
+def _origin(security_origin: Any, url: str) -> str:
+    if isinstance(security_origin, str) and security_origin and security_origin != "://":
+        return security_origin
+    return origin_of(url)
 
 
 def _remember(store: OrderedDict[str, Any], key: str, value: Any) -> None:

@@ -222,7 +222,7 @@
         } catch (e) {
           return refuse(describeError(e).description);
         }
-        if (!tool) return refuse(`Tool not found: ${name}`);
+        if (!tool) return { ...refuse(`Tool not found: ${name}`), notFound: true };
         const controller = new AbortController();
         const entry = { controller, settled: false, form: null };
         // A declarative form without toolautosubmit is filled, then waits for a person to submit:

@@ -25,7 +25,15 @@ from playwright.async_api import Frame, Page
 
 from .._pw import as_async
 from ..records import BackendName, BrowserReport, Tool
-from .base import BackendError, Interrupted, ToolsChanged
+from .base import (
+    BackendError,
+    CallRefusedError,
+    Interrupted,
+    TargetGoneError,
+    ToolNotFoundError,
+    ToolsChanged,
+    origin_of,
+)
 
 __all__ = [
     "CANCEL_GRACE",
@@ -283,24 +291,29 @@ class InPageBackend:
     async def invoke(self, tool: Tool, args: dict[str, Any]) -> InPageInvocation:
         """Start `tool` in its frame; raise BackendError when the page refuses at once."""
         if self._closed:
-            raise BackendError("the in-page backend is closed")
+            raise TargetGoneError("the in-page backend is closed")
         if self._gone:
-            raise BackendError(f"the {_subject(self._gone)}")
+            raise TargetGoneError(f"the {_subject(self._gone)}")
         frame = self._frames.get(tool.frame_id)
         if frame is None or frame.is_detached():
-            raise BackendError(f"Tool not found: {tool.name} (its frame {tool.frame_id} is gone)")
+            raise ToolNotFoundError(
+                f"Tool not found: {tool.name} (its frame {tool.frame_id} is gone)"
+            )
         try:
             payload = json.dumps(args, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
         except (TypeError, ValueError) as exc:
-            raise BackendError(f"the arguments are not JSON: {exc}") from exc
+            raise CallRefusedError(f"the arguments are not JSON: {exc}") from exc
         id_ = uuid.uuid4().hex
         try:
             started = await self._eval(frame, _OP_START, [id_, tool.name, payload])
         except _Gone as exc:
-            raise BackendError(f"could not start {tool.name}: {exc}") from exc
+            kind = CallRefusedError if exc.timed_out else TargetGoneError
+            raise kind(f"could not start {tool.name}: {exc}") from exc
         if not isinstance(started, dict) or not started.get("ok"):
             why = started.get("error") if isinstance(started, dict) else None
-            raise BackendError(str(why or f"could not start {tool.name}"))
+            if isinstance(started, dict) and started.get("notFound") is True:
+                raise ToolNotFoundError(str(why or f"Tool not found: {tool.name}"))
+            raise CallRefusedError(str(why or f"could not start {tool.name}"))
         token = str(started.get("token") or "")
         if self._tokens.get(tool.frame_id) is None:
             self._tokens[tool.frame_id] = token
@@ -321,12 +334,29 @@ class InPageBackend:
                 emitter.remove_listener(event, handler)
         self._listeners.clear()
         self._settle_all("the in-page backend was closed")
+        self._on_tools = self._on_interrupt = None
         for task in list(self._tasks):
             task.cancel()
         for disposable in self._disposables:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(disposable.close(), self.eval_timeout)
         self._disposables.clear()
+
+    def main_frame_tool(self, name: str) -> Tool | None:
+        """None: the in-page list is read fresh for every call (no fast path)."""
+        return None
+
+    def ancestors(self, frame_id: str) -> list[str]:
+        """frame_id, then its parent, and so on up to the main frame."""
+        chain: list[str] = []
+        current: str | None = frame_id
+        while current is not None and current not in chain and len(chain) < 64:
+            chain.append(current)
+            current = self._parents.get(current)
+        return chain
+
+    async def sync(self) -> None:
+        """Nothing to flush: list_tools reads every frame now."""
 
     # -- frames ------------------------------------------------------------------------------
 
@@ -599,6 +629,7 @@ def _tool(item: Any, frame_id: str, frame_url: str) -> Tool | None:
         frame_url=frame_url,
         declarative=declarative,
         backend="inpage",
+        frame_origin=origin_of(frame_url),
     )
 
 

@@ -24,11 +24,12 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from .._pw import as_async
-from ..records import BackendName, BrowserReport, Tool
+from ..records import BackendName, BrowserReport, Source, Tool, normalise_annotations
 from .base import BackendError, Interrupted, ToolsChanged
 
 __all__ = [
     "CANCEL_GRACE",
+    "DESCRIBE_JS",
     "EVAL_TIMEOUT",
     "InPageBackend",
     "InPageInvocation",
@@ -63,6 +64,15 @@ _OP_IMPLEMENTATION = f"""() => {{
   if (!had) delete window.__webmcpHarness;
   return s.implementation;
 }}"""
+
+DESCRIBE_JS = f"""() => {{
+  const had = Object.prototype.hasOwnProperty.call(window, "__webmcpHarness");
+  ({AGENT_SOURCE})(null, true);
+  const d = window.__webmcpHarness.describe();
+  if (!had) delete window.__webmcpHarness;
+  return d;
+}}"""
+"""What a frame's WebMCP is (for `webmcp_harness.probe`), leaving nothing behind."""
 
 EVAL_TIMEOUT = 10.0
 """Seconds any single short page round trip (list, start, cancel, confirm) may take."""
@@ -299,6 +309,11 @@ class InPageBackend:
     def frame_id(self, frame: Frame) -> str:
         """The harness's id for a Playwright frame (the main frame is `inpage:0`)."""
         return self._frame_id(frame)
+
+    @property
+    def parents(self) -> dict[str, str | None]:
+        """Frame id -> its parent frame's id (None for the main frame)."""
+        return self._parents
 
     def frame(self, frame_id: str) -> Frame | None:
         """The Playwright frame with that id, while it is attached."""
@@ -547,8 +562,7 @@ def _tool(item: Any, frame_id: str, frame_url: str) -> Tool | None:
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
         return None
     schema = item.get("inputSchema")
-    raw = item.get("annotations")
-    annotations: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
+    annotations = normalise_annotations(item.get("annotations"))
     declarative = bool(item.get("declarative"))
     if declarative:
         annotations.setdefault("autosubmit", bool(item.get("autosubmit")))
@@ -561,7 +575,28 @@ def _tool(item: Any, frame_id: str, frame_url: str) -> Tool | None:
         frame_url=frame_url,
         declarative=declarative,
         backend="inpage",
+        source=_source(item),
+        title=_text_or_none(item.get("title")),
+        origin=_text_or_none(item.get("origin")),
     )
+
+
+_SURFACES: dict[str, Source] = {
+    "document.modelContext": "document.modelContext",
+    "navigator.modelContext": "navigator.modelContext",
+    "navigator.modelContextTesting": "navigator.modelContextTesting",
+}
+
+
+def _source(item: dict[str, Any]) -> Source:
+    """native when the tool lives in Chromium's registry, else the script object holding it."""
+    if item.get("native"):
+        return "native"
+    return _SURFACES.get(str(item.get("surface")), "document.modelContext")
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _json(raw: Any) -> Any:

@@ -1069,7 +1069,7 @@ class Checker:
 def _frame_for(page: Page, tool: Tool, session: WebMCPSession) -> Frame | None:
     """The Playwright frame that owns tool (by frame id for the main frame, else by URL)."""
     main = page.main_frame
-    if tool.frame_id == getattr(session.backend, "main_frame_id", None) or not tool.frame_url:
+    if tool.frame_id in session.backend.main_frame_ids or not tool.frame_url:
         return main
     for frame in page.frames:
         if frame.url == tool.frame_url:

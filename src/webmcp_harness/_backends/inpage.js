@@ -34,7 +34,7 @@
     // The script objects that hold this document's tools ("surfaces"), in the order a tool's name
     // is looked up: document.modelContext (native, or a polyfill's object), navigator.modelContext
     // when it is another object (@mcp-b/global 1.x puts its own there even beside native WebMCP),
-    // then a navigator.modelContextTesting shim. A name is listed once, from the first surface
+    // a navigator.modelContextTesting shim, and last a document.modelContext that cannot execute. A name is listed once, from the first surface
     // that has it. `native` marks surfaces whose tools live in Chromium's own registry (the
     // DevTools protocol sees them too).
     const surfaces = () => {
@@ -42,15 +42,18 @@
       const mc = safe(() => document.modelContext);
       const nav = safe(() => navigator.modelContext);
       const testing = safe(() => navigator.modelContextTesting);
+      let listOnly = null;
       if (mc && callable(mc, "getTools")) {
         const implementation = implementationOf(mc);
-        out.push({
+        const entry = {
           kind: callable(mc, "executeTool") ? "modelContext" : "modelContext-list-only",
           name: "document.modelContext",
           api: mc,
           implementation,
           native: implementation === "native" || implementation === "@mcp-b/global+native",
-        });
+        };
+        if (entry.kind === "modelContext") out.push(entry);
+        else listOnly = entry; // last: a surface that can call a tool comes first
       }
       if (nav && nav !== mc && callable(nav, "listTools") && callable(nav, "executeTool")) {
         out.push({
@@ -70,6 +73,7 @@
           native: isNativeFunction(safe(() => testing.listTools)),
         });
       }
+      if (listOnly) out.push(listOnly);
       return out;
     };
     // The first surface (what older harness versions called "the" surface).

@@ -596,7 +596,7 @@ def _source(item: dict[str, Any]) -> Source:
 
 
 def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
+    return value if isinstance(value, str) and value else None  # "" is the polyfills' "none"
 
 
 def _json(raw: Any) -> Any:

@@ -18,6 +18,7 @@ from ._cli import (
     out,
     print_json,
     run,
+    settle_option,
 )
 from .agent.command import replay, run_script
 from .conformance.command import check
@@ -36,15 +37,16 @@ def main() -> None:
 @main.command()
 @click.argument("url")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@settle_option
 @browser_options
-def tools(url: str, as_json: bool, **kwargs: Any) -> None:
-    """List the WebMCP tools of the page at URL."""
+def tools(url: str, as_json: bool, settle: float | None, **kwargs: Any) -> None:
+    """List the WebMCP tools of the page at URL (every source: native and page script)."""
     options = options_from(kwargs)
     check_url(url)
 
     async def body() -> list[dict[str, Any]]:
         async with open_page(url, options) as session:
-            return [t.to_dict() for t in await session.tools()]
+            return [t.to_dict() for t in await session.tools(settle=settle)]
 
     found = run(body())
     if as_json:
@@ -72,6 +74,7 @@ def tools(url: str, as_json: bool, **kwargs: Any) -> None:
 @click.option(
     "--confirm", is_flag=True, help="Act as the person: submit a form that waits for one."
 )
+@settle_option
 @browser_options
 def call(
     url: str,
@@ -80,6 +83,7 @@ def call(
     as_json: bool,
     frame: str | None,
     confirm: bool,
+    settle: float | None,
     **kwargs: Any,
 ) -> None:
     """Call TOOL on the page at URL with JSON_ARGS and print the coded result."""
@@ -96,6 +100,8 @@ def call(
 
     async def body() -> tuple[dict[str, Any], dict[str, Any]]:
         async with open_page(url, options) as session:
+            if settle is not None:  # the tools the page ends up with, not the first ones
+                await session.tools(settle=settle)
             # Tools may register after the load event, through a polyfill too: wait a little.
             await session.wait_for_tool(tool, timeout=min(options.timeout, 5.0))
             result = await session.call(tool, args, frame=frame, confirm=confirm)

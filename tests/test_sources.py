@@ -166,7 +166,9 @@ async def _mixed(browsers: dict[bool, Browser], site: str, backend: Any) -> list
             await page.evaluate("window.toolsReady")
             tools = sorted(await session.tools(), key=lambda t: t.name)
             results = [await session.call(t.name, {"text": "hi"}) for t in tools]
-            return [(t.name, t.backend, t.source, _text(r)) for t, r in zip(tools, results)]
+            return [
+                (t.name, t.backend, t.source, _text(r)) for t, r in zip(tools, results, strict=True)
+            ]
     finally:
         await page.context.close()
 
@@ -229,8 +231,10 @@ async def test_a_page_whose_only_tool_comes_at_1_5_s_has_that_tool(
 async def test_cli_tools_settle_lists_a_late_tool(site: str) -> None:
     done = await asyncio.to_thread(
         subprocess.run,
-        [sys.executable, "-m", "webmcp_harness", "tools", f"{site}/late-only.html", "--json"]
-        + ["--settle", "0.3", "--timeout", f"{WAIT:g}"],
+        [
+            *(sys.executable, "-m", "webmcp_harness", "tools", f"{site}/late-only.html", "--json"),
+            *("--settle", "0.3", "--timeout", f"{WAIT:g}"),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -255,7 +259,8 @@ async def test_the_probe_names_every_surface_of_a_global_1_page(
         assert found.flag_missing is not flag
         assert found.native is flag
         main = found.main
-        assert main is not None and main.secure
+        assert main is not None
+        assert main.secure
         surfaces = [(s.name, s.implementation, s.native) for s in main.surfaces]
         expected = [
             ("navigator.modelContext", "@mcp-b/global", False),

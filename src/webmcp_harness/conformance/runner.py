@@ -21,6 +21,7 @@ from urllib.parse import urldefrag, urlsplit
 
 from ..coding import normalise_output
 from ..errors import ToolErrorCode
+from ..probe import probe as probe_webmcp
 from ..records import CallRecord, Tool
 from ..results import is_error_text, tool_error_code
 from ..schema import validate_args
@@ -686,8 +687,13 @@ class Checker:
         if not isinstance(raw, dict):
             return None
         links = raw.get("links")
+        main = (
+            await probe_webmcp(page, timeout=self.wait, frames=False)
+        ).main  # what WebMCP it has
         return {
-            "modelContext": raw.get("modelContext") is True,
+            "modelContext": main.has_webmcp
+            if main is not None
+            else raw.get("modelContext") is True,
             "secure": raw.get("secure") is True,
             "title": str(raw.get("title") or "")[:300],
             "links": [x for x in links if isinstance(x, str)][:_MAX_LINKS]

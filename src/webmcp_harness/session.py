@@ -161,13 +161,14 @@ class WebMCPSession:
         """The tool called name once it is registered; None if it is not there in time."""
         self._check_open()
         limit = self._timeout(timeout)
-        found = self._find(await self.tools(settle=0), name, None)
-        if found is not None:
-            return found
+        # Waiting before listing: a tool that arrives while the sources are asked is not missed.
         waiter: asyncio.Future[Tool] = asyncio.get_running_loop().create_future()
         entry = (name, waiter)
         self._tool_waiters.append(entry)
         try:
+            found = self._find(await self.tools(settle=0), name, None)
+            if found is not None:
+                return found
             return await asyncio.wait_for(waiter, limit)
         except asyncio.TimeoutError:
             return None

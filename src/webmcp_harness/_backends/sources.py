@@ -80,12 +80,11 @@ class Sources:
     # -- tools -----------------------------------------------------------------------------
     async def list_tools(self) -> list[Tool]:
         """Every source's tools, as of now (native tools once)."""
-        tools: list[Tool] = []
-        if self.cdp is not None:
-            tools.extend(await self.cdp.list_tools())
-        if self.inpage is not None:
-            tools.extend(self._own(await self.inpage.list_tools()))
-        return tools
+        # In-page first (round trips), the CDP source's list last (no round trip): what CDP
+        # reported meanwhile is in the answer.
+        script = self._own(await self.inpage.list_tools()) if self.inpage is not None else []
+        native = await self.cdp.list_tools() if self.cdp is not None else []
+        return native + script
 
     def main_frame_tool(self, name: str) -> Tool | None:
         """The main frame's native tool called name, without a round trip (the call's fast path)."""

@@ -13,6 +13,7 @@ import asyncio
 import functools
 import http.server
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -273,3 +274,14 @@ async def test_the_probe_names_every_surface_of_a_global_1_page(
         assert await page.evaluate("'__webmcpHarness' in window") is False
     finally:
         await page.context.close()
+
+
+async def test_the_docs_say_where_each_global_versions_tools_live() -> None:
+    docs = (TESTS.parent / "docs" / "polyfills.md").read_text(encoding="utf-8")
+    rows = {
+        (int(m.group(1)), m.group(2) == "on"): (m.group(3), m.group(4))
+        for m in re.finditer(
+            r"^\| `(\d)\.x` \| (on|off) \| `(\w+)` \| `([\w.]+)` \|", docs, re.MULTILINE
+        )
+    }
+    assert rows == WHERE

@@ -189,10 +189,11 @@
       };
     };
     // Every tool of this document, each from the first surface that has its name.
-    const allTools = async () => {
+    const allTools = async (skipNative) => {
       const seen = new Map();
       const errors = [];
       for (const s of surfaces()) {
+        if (skipNative && s.native) continue; // another source (CDP) lists these
         let found;
         try {
           found = await ownTools(s);
@@ -270,7 +271,7 @@
       calls,
       surface,
       surfaces,
-      async tools() {
+      async tools(skipNative) {
         const all = surfaces();
         const out = {
           token: h.token,
@@ -281,7 +282,7 @@
           error: null,
         };
         if (!all.length) return JSON.stringify(out);
-        const { seen, errors } = await allTools();
+        const { seen, errors } = await allTools(!!skipNative);
         out.tools = Array.from(seen.values()).map(({ tool, s, extra }) =>
           describeTool(tool, s, extra),
         );

@@ -49,7 +49,7 @@ AGENT_SOURCE = (
 
 _INSTALL = f"([binding, quiet]) => ({AGENT_SOURCE})(binding, quiet)"
 _H = "window.__webmcpHarness && window.__webmcpHarness.version === 1 && window.__webmcpHarness"
-_OP_TOOLS = f"() => {{ const h = {_H}; return h ? h.tools() : null; }}"
+_OP_TOOLS = f"(skip) => {{ const h = {_H}; return h ? h.tools(skip) : null; }}"
 _OP_START = (
     f"([id, name, json]) => {{ const h = {_H}; return h ? h.start(id, name, json) : null; }}"
 )
@@ -193,6 +193,8 @@ class InPageBackend:
         self.main_frame_id = "inpage:0"
         self.implementations: dict[str, str | None] = {}
         """frame_id -> what answered there: native, @mcp-b/global, @mcp-b/webmcp-polyfill, ..."""
+        self.skip_native = False
+        """Leave native tools out of the listing (another source lists them)."""
         self.errors: dict[str, str] = {}
         """frame_id -> why that frame's tools could not be read (e.g. the polyfill refused)."""
         self._parents: dict[str, str | None] = {}
@@ -412,7 +414,7 @@ class InPageBackend:
         fid = self._frame_id(frame)
         listing: Any = None
         try:
-            raw = await self._eval(frame, _OP_TOOLS)
+            raw = await self._eval(frame, _OP_TOOLS, self.skip_native)
             listing = json.loads(raw) if isinstance(raw, str) else None
         except _Gone as exc:
             self.errors[fid] = str(exc)

@@ -61,6 +61,7 @@ class Sources:
                 if added or removed:
                     on_tools(added, removed)
 
+            self.inpage.skip_native = self.cdp is not None
             try:
                 await self.inpage.open(script_tools, on_interrupt)
             except BackendError as exc:

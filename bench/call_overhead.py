@@ -203,9 +203,10 @@ async def discover_ours(context: BrowserContext, url: str) -> float:
         await page.goto(url, wait_until="commit")
         last = await session.wait_for_tool(f"tool_{MANY - 1}")
         assert last is not None, "the last tool never showed up"
-        tools = await session.tools()
+        # settle=0: discovery itself, not the deliberate quiet window of tools()'s default settle
+        tools = await session.tools(settle=0)
         while len(tools) < MANY and time.perf_counter() - t0 < 30:
-            tools = await session.tools()
+            tools = await session.tools(settle=0)
         dt = time.perf_counter() - t0
         assert len(tools) == MANY, len(tools)
         await session.close()

@@ -153,7 +153,7 @@ def test_zero_tools_says_why_there_might_be_none(pages_url: str) -> None:
     ran = harness("tools", f"{pages_url}/defects/no-tools.html")
     assert ran.code == EXIT_OK, ran.err
     assert "0 tools at" in ran.err
-    assert "--backend inpage" in ran.err
+    assert "--settle" in ran.err
     assert "Chromium 146+" in ran.err
 
 

@@ -23,7 +23,7 @@ from rich.console import Console
 
 from ._text import cell, markup, safe_text, write_json
 from .errors import Error, UsageError, WebMCPUnavailableError
-from .session import DEFAULT_TIMEOUT, WebMCPSession
+from .session import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT, WebMCPSession
 
 __all__ = [
     "EXIT_FAILED",
@@ -47,6 +47,7 @@ __all__ = [
     "parse_json_args",
     "print_json",
     "run",
+    "settle_option",
 ]
 
 T = TypeVar("T")
@@ -127,12 +128,26 @@ def browser_options(func: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(["auto", "cdp", "inpage"]),
             default="auto",
             show_default=True,
-            help="How calls reach the page: native WebMCP (cdp) or page script (inpage, polyfills).",
+            help="Which tool sources to use: all of them (auto), only the browser's native "
+            "WebMCP (cdp), or only the page's script objects (inpage: polyfills, shims).",
         ),
     ]
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def settle_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--settle SECONDS: how long the tool list must be quiet before it is read."""
+    return click.option(
+        "--settle",
+        type=click.FloatRange(min=0),
+        default=None,
+        metavar="SECONDS",
+        help=f"Read the tools once none has been added or removed for SECONDS (default "
+        f"{DEFAULT_SETTLE:g}; while the page has none, up to {EMPTY_WAIT:g} s for a first one; "
+        "never past --timeout). 0 reads at once.",
+    )(func)
 
 
 def options_from(kwargs: dict[str, Any]) -> BrowserOptions:

@@ -20,6 +20,7 @@ from ._cli import (
     parse_json_args,
     print_json,
     run,
+    settle_option,
 )
 from ._text import cell, dumps, markup, text
 from .agent.command import replay, run_script
@@ -41,15 +42,16 @@ def main() -> None:
 @main.command()
 @click.argument("url")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@settle_option
 @browser_options
-def tools(url: str, as_json: bool, **kwargs: Any) -> None:
-    """List the WebMCP tools of the page at URL: one line each (--json: all of each)."""
+def tools(url: str, as_json: bool, settle: float | None, **kwargs: Any) -> None:
+    """List the WebMCP tools of the page at URL (every source): one line each (--json: all)."""
     options = options_from(kwargs)
     check_url(url)
 
     async def body() -> tuple[list[dict[str, Any]], str]:
         async with open_page(url, options) as session:
-            return [t.to_dict() for t in await session.tools()], session.page.url
+            return [t.to_dict() for t in await session.tools(settle=settle)], session.page.url
 
     found, main_url = run(body())
     if as_json:
@@ -63,10 +65,11 @@ def tools(url: str, as_json: bool, **kwargs: Any) -> None:
 
 
 NO_TOOLS_HINT = (
-    "The page registered no tool by its load event. If it should have some: it may register them "
-    "later (try `call URL TOOL`, which waits for the tool), it may use a polyfill "
-    "(try --backend inpage), the browser may lack WebMCP (Chromium 146+; see the README), or the "
-    'tools may live in a cross-site iframe without allow="tools".'
+    "The page showed no tool, though the harness waited for late ones. If it should have some: it "
+    "may register them later still (try --settle 5, or `call URL TOOL`, which waits for the tool), "
+    "the browser may lack WebMCP (Chromium 146+; see the README), its script may have failed "
+    "(`webmcp-harness check URL` reports the page's errors), or the tools may live in a "
+    'cross-site iframe without allow="tools".'
 )
 
 
@@ -161,6 +164,7 @@ def tools_table(
     is_flag=True,
     help="Send JSON_ARGS to the page as given, unchecked against the tool's inputSchema.",
 )
+@settle_option
 @browser_options
 def call(
     url: str,
@@ -170,6 +174,7 @@ def call(
     frame: str | None,
     confirm: bool,
     no_validate: bool,
+    settle: float | None,
     **kwargs: Any,
 ) -> None:
     """Call TOOL on the page at URL with JSON_ARGS and print the coded result.
@@ -186,9 +191,11 @@ def call(
                 tool_error(ToolErrorCode.INVALID_INPUT, validate_args(None, None) or "")
             ), {}
         async with open_page(url, options) as session:
+            if settle is not None:  # the tools the page ends up with, not the first ones
+                await session.tools(settle=settle)
             # Tools may register after the load event, through a polyfill too: wait a little.
             wait = min(options.timeout, 5.0)
-            if all(t.name != tool for t in await session.tools()):
+            if all(t.name != tool for t in await session.tools(settle=0)):
                 err.print(
                     f"waiting up to {wait:g} s for the tool {markup(repr(tool))} to appear on the "
                     "page…",

@@ -528,12 +528,14 @@ def _missing_webmcp(config: pytest.Config, page: Page) -> str | None:
     known = config.stash.setdefault(_PROBED, {})
     if browser is None or browser in known:
         return known.get(browser)
+    from .probe import probe as probe_webmcp
+
     context = browser.new_context()
     try:
         probe = context.new_page()
         probe.route(_PROBE_URL, lambda route: route.fulfill(body="<title>probe</title>"))
         probe.goto(_PROBE_URL)
-        has = probe.evaluate("'modelContext' in document")
+        has = not probe._sync(probe_webmcp(probe, frames=False)).flag_missing
     finally:
         context.close()
     known[browser] = None

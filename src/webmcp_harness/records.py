@@ -8,9 +8,34 @@ from typing import Any, Literal
 
 from .results import ToolResult
 
-__all__ = ["BrowserReport", "CallRecord", "Tool", "ToolEvent"]
+__all__ = ["BrowserReport", "CallRecord", "Tool", "ToolEvent", "normalise_annotations"]
 
 BackendName = Literal["cdp", "inpage"]
+
+Source = Literal[
+    "native", "document.modelContext", "navigator.modelContext", "navigator.modelContextTesting"
+]
+"""Where a tool lives: Chromium's own registry, or the page script object that holds it."""
+
+# The DevTools protocol spells the spec's hints without "Hint"; everything else keeps its name.
+_SPEC_NAMES = {
+    "readOnly": "readOnlyHint",
+    "untrustedContent": "untrustedContentHint",
+    "consequential": "consequentialHint",
+}
+
+
+def normalise_annotations(raw: Any) -> dict[str, Any]:
+    """A tool's annotations under the spec's names (readOnlyHint, ...), whatever the source."""
+    if not isinstance(raw, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = _SPEC_NAMES.get(str(key), str(key))
+        if name != key and name in raw:
+            continue  # the spec's own spelling wins
+        out[name] = value
+    return out
 
 
 @dataclass(frozen=True)
@@ -32,11 +57,14 @@ class Tool:
     """The id of the main frame of the page the tool is on (a popup has its own); "" = unknown."""
     page_url: str = ""
     """The URL of that page (the attached page, or a popup it opened)."""
+    source: Source = "native"
+    title: str | None = None
+    origin: str | None = None
 
     @property
     def read_only(self) -> bool:
         """Whether the page marked the tool read-only."""
-        return bool(self.annotations.get("readOnlyHint") or self.annotations.get("readOnly"))
+        return bool(self.annotations.get("readOnlyHint"))
 
     @property
     def autosubmit(self) -> bool:
@@ -57,7 +85,12 @@ class Tool:
             "pageUrl": self.page_url,
             "declarative": self.declarative,
             "backend": self.backend,
+            "source": self.source,
         }
+        if self.title is not None:
+            data["title"] = self.title
+        if self.origin is not None:
+            data["origin"] = self.origin
         return data
 
 
@@ -111,6 +144,7 @@ class CallRecord:
     frame_origin: str | None = None
     page_url: str | None = None
     backend: str | None = None
+    source: str | None = None
     declarative: bool = False
     started_at: float = field(default_factory=time.time)
     browser: BrowserReport = field(default_factory=BrowserReport)
@@ -137,6 +171,7 @@ class CallRecord:
             "frameOrigin": self.frame_origin,
             "pageUrl": self.page_url,
             "backend": self.backend,
+            "source": self.source,
             "declarative": self.declarative,
             "startedAt": self.started_at,
             "browser": self.browser.to_dict(),

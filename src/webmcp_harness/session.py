@@ -9,20 +9,19 @@ import itertools
 import time
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ._backends.base import (
-    Backend,
     BackendError,
     CallRefusedError,
     Invocation,
     TargetGoneError,
     ToolNotFoundError,
 )
-from ._backends.cdp import CdpBackend
+from ._backends.sources import SourceFilter, Sources
 from ._pw import as_async
 from .coding import code_refusal, code_report
-from .errors import AttachError, SessionClosedError, UsageError, WebMCPUnavailableError
+from .errors import AttachError, SessionClosedError, UsageError
 from .records import CallRecord, Tool
 from .results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
 from .schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
@@ -31,16 +30,21 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
     from playwright.sync_api import Page as SyncPage
 
-__all__ = ["DEFAULT_TIMEOUT", "WebMCPSession", "live_sessions"]
+__all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT", "WebMCPSession", "live_sessions"]
 
 DEFAULT_TIMEOUT = 30.0
-BackendChoice = Literal["auto", "cdp", "inpage"]
+DEFAULT_SETTLE = 0.25
+"""Seconds the tool list must have been quiet before `tools()` answers."""
+EMPTY_WAIT = 2.5
+"""Seconds `tools()` waits for a first tool while the page has none (bounded by the timeout)."""
+BackendChoice = SourceFilter
 _REMOVAL_GRACE = 0.5  # after a tool is removed mid-call, how long to wait for its last answer
 _CANCEL_WAIT = 2.0  # how long cancelling in the page may take after a timeout
 _ATTACH_WAIT = 30.0  # attaching may take this long even when calls have a shorter timeout
 _ABANDONED_START = 30.0  # how long a call that already returned waits for its invokeTool reply
 _DETECT_WAIT = 5.0  # how long asking the page which WebMCP it has may take
 _LATE_TOOL_WAIT = 1.0  # how long a call to a tool not (yet) there waits for it, within its timeout
+_RELIST = 0.1  # while settling, list again this often (some sources send no change events)
 _QUOTE = 300
 _VALIDATORS_KEPT = 4096
 
@@ -81,7 +85,7 @@ class WebMCPSession:
     Create one with `await WebMCPSession.attach(page)`.
     """
 
-    def __init__(self, page: Page, backend: Backend, *, timeout: float, confirm: bool) -> None:
+    def __init__(self, page: Page, backend: Sources, *, timeout: float, confirm: bool) -> None:
         self.page = page
         self.backend = backend
         self.timeout = timeout
@@ -93,9 +97,9 @@ class WebMCPSession:
         self._closed = False
         self._gone: str | None = None
         self._open_calls: dict[int, Invocation] = {}
-        self._auto = False  # may move to the in-page backend when the page has a polyfill
-        self._native_urls: set[str] = set()
-        self._implementation: str | None = "unknown"
+        self._no_webmcp = False  # the page was probed and has no WebMCP at all
+        self._changed_at = time.monotonic()  # when the tool list last changed
+        self._change = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._validators: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, validator)
         self._listeners: list[Callable[[str], None]] = []
@@ -116,20 +120,9 @@ class WebMCPSession:
         async_page = cast("Page", as_async(page))
         if backend not in ("auto", "cdp", "inpage"):
             raise UsageError(f"backend must be 'auto', 'cdp' or 'inpage', not {backend!r}")
-        chosen: Backend
-        chosen = _inpage(async_page) if backend == "inpage" else _cdp(async_page)
-        session = cls(async_page, chosen, timeout=timeout, confirm=confirm)
-        session._auto = backend == "auto"
-        limit = max(timeout, _ATTACH_WAIT)
-        try:
-            await _open(chosen, session, limit)
-        except WebMCPUnavailableError:
-            if backend != "auto":
-                raise
-            await chosen.close()
-            chosen = _inpage(async_page)
-            session.backend = chosen
-            await _open(chosen, session, limit)
+        sources = Sources(async_page, backend)
+        session = cls(async_page, sources, timeout=timeout, confirm=confirm)
+        await _open(sources, session, max(timeout, _ATTACH_WAIT))
         return session
 
     async def close(self) -> None:
@@ -148,71 +141,51 @@ class WebMCPSession:
         await self.close()
 
     # -- tools -----------------------------------------------------------------------------
-    async def tools(self) -> list[Tool]:
-        """Every tool in the page and its frames, as of now."""
+    async def tools(self, *, settle: float | None = None) -> list[Tool]:
+        """Every tool in the page and its frames, once the list has settled.
+
+        Answers when no tool has been added or removed for `settle` seconds (default
+        DEFAULT_SETTLE); while the page has no tool at all, waits up to EMPTY_WAIT (or `settle`,
+        if longer) for a first one. Never longer than the session's timeout. `settle=0` lists
+        at once.
+        """
         self._check_open()
-        await self._sync()
+        quiet = DEFAULT_SETTLE if settle is None else _check_settle(settle)
+        await self.backend.sync()
         found = await self.backend.list_tools()
-        if not found:
-            # the probe takes round trips, during which tools may arrive: list them again after
-            await self._use_polyfill_backend()
+        if quiet == 0:
+            return found
+        start = time.monotonic()
+        deadline = start + self.timeout
+        while not self._gone and not self._closed:
+            ready = self._changed_at + quiet if found else start + max(quiet, EMPTY_WAIT)
+            left = min(ready, deadline) - time.monotonic()
+            if left <= 0:
+                break
+            self._change.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._change.wait(), min(left, _RELIST))
+            await self.backend.sync()
             found = await self.backend.list_tools()
         return found
 
-    async def _use_polyfill_backend(self, limit: float | None = None) -> bool:
-        """In auto mode, move to the in-page backend when a script object is the modelContext.
-
-        Chromium answers `WebMCP.enable` even with the feature off, so the only sure sign of a
-        polyfilled page is the page itself. Asked only while the native registry is empty.
-        """
-        if not self._auto or self.backend.name != "cdp" or self._gone:
-            return False
-        url = self._url()
-        if url in self._native_urls:
-            return False
-        self._implementation = await self._ask_page(limit)
-        if self._implementation in ("native", "@mcp-b/global+native"):
-            self._native_urls.add(url)
-            return False
-        if self._implementation in (None, "unknown"):
-            return False
-        chosen = _inpage(self.page)
-        try:
-            await asyncio.wait_for(
-                chosen.open(self._tools_changed, self._interrupt),
-                self.timeout if limit is None else max(limit, 0.05),
-            )
-        except (BackendError, asyncio.TimeoutError):
-            await chosen.close()  # the page is going away or busy: stay, ask again next time
-            return False
-        old, self.backend = self.backend, chosen
-        await old.close()
-        self._auto = False
-        return True
-
-    async def _ask_page(self, limit: float | None = None) -> str | None:
-        """detect_implementation, or "unknown" when the page does not answer in time."""
-        from ._backends.inpage import detect_implementation
-
-        wait = _DETECT_WAIT if limit is None else max(min(limit, _DETECT_WAIT), 0.05)
-        try:
-            return await asyncio.wait_for(
-                detect_implementation(self.page, timeout=2 * _DETECT_WAIT), wait
-            )
-        except asyncio.TimeoutError:
-            return "unknown"
+    def _note_change(self) -> None:
+        """The tool list changed: settling starts again."""
+        self._changed_at = time.monotonic()
+        self._change.set()
 
     async def wait_for_tool(self, name: str, *, timeout: float | None = None) -> Tool | None:
         """The tool called name once it is registered; None if it is not there in time."""
         self._check_open()
         limit = self._timeout(timeout)
-        found = self._find(await self.tools(), name, None)
-        if found is not None:
-            return found
+        # Waiting before listing: a tool that arrives while the sources are asked is not missed.
         waiter: asyncio.Future[Tool] = asyncio.get_running_loop().create_future()
         entry = (name, waiter)
         self._tool_waiters.append(entry)
         try:
+            found = self._find(await self.tools(settle=0), name, None)
+            if found is not None:
+                return found
             return await asyncio.wait_for(waiter, limit)
         except asyncio.TimeoutError:
             return None
@@ -333,6 +306,7 @@ class WebMCPSession:
         record.frame_id, record.frame_url = tool.frame_id, tool.frame_url
         record.frame_origin, record.page_url = tool.frame_origin, tool.page_url
         record.backend, record.declarative = tool.backend, tool.declarative
+        record.source = tool.source
         if args_problem(args) is not None or (validate and not isinstance(args, dict)):
             # Deep or non-finite arguments are refused even unvalidated: JSON can't carry them.
             refused = args_problem(args) or validate_args(None, args) or "bad input"
@@ -541,7 +515,7 @@ class WebMCPSession:
         there = ", ".join(names) if names else "none"
         if not names and self._gone:
             return tool_error(ToolErrorCode.INTERRUPTED, f"The page is {self._gone}.")
-        if not names and self._implementation is None:
+        if not names and self._no_webmcp:
             return tool_error(
                 ToolErrorCode.UNAVAILABLE,
                 f'No tool "{name}": this page ({self._url()}) has no document.modelContext. '
@@ -609,8 +583,8 @@ class WebMCPSession:
         matches = [t for t in tools if t.name == name and _in_frame(t, frame)]
         if not matches:
             return None
-        main = self.backend.main_frame_id
-        matches.sort(key=lambda t: (t.frame_id != main, t.page_id not in ("", main)))
+        mains = self.backend.main_frame_ids
+        matches.sort(key=lambda t: (t.frame_id not in mains, t.page_id not in ("", *mains)))
         return matches[0]
 
     async def _look_up(
@@ -624,19 +598,12 @@ class WebMCPSession:
         await self._sync()
         tools = await self.backend.list_tools()
         tool = self._find(tools, name, frame)
-        if tool is None and not tools and _left(deadline) > 0:
-            # round trips: list again after, whatever it says
-            await self._use_polyfill_backend(_left(deadline))
-            tools = await self.backend.list_tools()
-            tool = self._find(tools, name, frame)
         if tool is None and not self._gone and _left(deadline) > 0:
             tool = await self._late_tool(name, frame, min(_left(deadline), _LATE_TOOL_WAIT))
             tools = await self.backend.list_tools()
-        # No tools at all: say whether the page has a document.modelContext (auto mode on the
-        # CDP backend has just asked).
-        asked = self._auto and self.backend.name == "cdp"
-        if tool is None and not tools and not self._gone and not asked and _left(deadline) > 0:
-            self._implementation = await self._ask_page(_left(deadline))
+        if tool is None and not tools and not self._gone and _left(deadline) > 0:
+            # No tools at all: say whether the page has WebMCP at all (bounded by the call).
+            self._no_webmcp = await self._has_no_webmcp(_left(deadline))
         return tool, tools
 
     async def _late_tool(self, name: str, frame: str | None, limit: float) -> Tool | None:
@@ -659,6 +626,20 @@ class WebMCPSession:
 
     async def _sync(self) -> None:
         await self.backend.sync()
+
+    async def _has_no_webmcp(self, limit: float = _DETECT_WAIT) -> bool:
+        """Whether the page's main frame has no WebMCP at all (the probe; False if unsure)."""
+        from .probe import probe
+
+        try:
+            found = await asyncio.wait_for(
+                probe(self.page, timeout=min(limit, _DETECT_WAIT), frames=False),
+                max(min(limit, _DETECT_WAIT), 0.05),
+            )
+        except asyncio.TimeoutError:
+            return False
+        main = found.main
+        return main is not None and not main.surfaces
 
     def _url(self) -> str:
         try:
@@ -690,30 +671,23 @@ _INTERRUPTIONS = {
 }
 
 
-async def _open(backend: Backend, session: WebMCPSession, limit: float) -> None:
-    """Open backend for session, bounded; a page that does not let us in is a clear error."""
+async def _open(sources: Sources, session: WebMCPSession, limit: float) -> None:
+    """Open the page's sources for session, bounded; a page that does not let us in is a clear error."""
+
+    def changed(added: list[Tool], removed: list[Tool]) -> None:
+        session._note_change()
+        session._tools_changed(added, removed)
+
     try:
-        await asyncio.wait_for(backend.open(session._tools_changed, session._interrupt), limit)
+        await asyncio.wait_for(sources.open(changed, session._interrupt), limit)
     except asyncio.TimeoutError:
-        await backend.close()
+        await sources.close()
         raise AttachError(
             f"Could not attach to the page in {limit:g} s: it, or the browser, does not answer."
         ) from None
     except BackendError as exc:
-        await backend.close()
+        await sources.close()
         raise AttachError(f"Could not attach to the page: {exc}") from exc
-
-
-def _cdp(page: Page) -> Backend:
-    backend: Backend = CdpBackend(page)
-    return backend
-
-
-def _inpage(page: Page) -> Backend:
-    from ._backends.inpage import InPageBackend
-
-    backend: Backend = InPageBackend(page)
-    return backend
 
 
 def _in_frame(tool: Tool, frame: str | None) -> bool:
@@ -723,6 +697,12 @@ def _in_frame(tool: Tool, frame: str | None) -> bool:
     return frame in (tool.frame_id, tool.frame_origin, tool.frame_url) or (
         bool(frame) and frame in tool.frame_url
     )
+
+
+def _check_settle(settle: Any) -> float:
+    if isinstance(settle, bool) or not isinstance(settle, (int, float)) or not settle >= 0:
+        raise UsageError(f"settle must be a number of seconds (0 or more), not {settle!r}")
+    return float(settle)
 
 
 def _check_timeout(timeout: Any) -> None:

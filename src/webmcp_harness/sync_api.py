@@ -62,9 +62,9 @@ class WebMCPSession:
         """The default timeout of a call, in seconds."""
         return self._core.timeout
 
-    def tools(self) -> list[Tool]:
-        """Every tool in the page and its frames, as of now."""
-        return _run(self.page, self._core.tools())
+    def tools(self, *, settle: float | None = None) -> list[Tool]:
+        """Every tool in the page and its frames, once the list has settled (see the async one)."""
+        return _run(self.page, self._core.tools(settle=settle))
 
     def call(
         self,

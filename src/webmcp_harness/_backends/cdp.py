@@ -19,7 +19,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from .._pw import as_async
 from ..errors import WebMCPUnavailableError
-from ..records import BackendName, BrowserReport, Tool
+from ..records import BackendName, BrowserReport, Tool, normalise_annotations
 from .base import (
     CallRefusedError,
     Interrupted,
@@ -257,6 +257,11 @@ class CdpBackend:
     async def list_tools(self) -> list[Tool]:
         return list(self._tools.values())
 
+    @property
+    def parents(self) -> dict[str, str | None]:
+        """Frame id -> its parent frame's id (None for the main frame)."""
+        return self._parents
+
     def main_frame_tool(self, name: str) -> Tool | None:
         """The main frame's tool called name, without copying the list (the call's fast path)."""
         return self._tools.get((self.main_frame_id, name))
@@ -327,7 +332,7 @@ class CdpBackend:
             name=str(raw.get("name", "")),
             description=str(raw.get("description") or ""),
             input_schema=schema if isinstance(schema, dict) else None,
-            annotations=dict(raw.get("annotations") or {}),
+            annotations=normalise_annotations(raw.get("annotations")),
             frame_id=frame_id,
             frame_url=self._frames.get(frame_id, ""),
             declarative=raw.get("backendNodeId") is not None,

@@ -49,28 +49,65 @@
         return undefined;
       }
     };
+    // A bound function prints as "[native code]" too: @mcp-b/global 1.x binds its methods.
     const isNativeFunction = (fn) =>
       typeof fn === "function" &&
+      safe(() => String(fn.name).startsWith("bound ")) === false &&
       safe(() => Function.prototype.toString.call(fn).includes("[native code]")) === true;
     const callable = (obj, name) => !!obj && typeof safe(() => obj[name]) === "function";
 
-    // Which script API this document offers, and whose it is.
-    const surface = () => {
+    // The script objects that hold this document's tools ("surfaces"), in the order a tool's name
+    // is looked up: document.modelContext (native, or a polyfill's object), navigator.modelContext
+    // when it is another object (@mcp-b/global 1.x puts its own there even beside native WebMCP),
+    // a navigator.modelContextTesting shim, and last a document.modelContext that cannot execute. A name is listed once, from the first surface
+    // that has it. `native` marks surfaces whose tools live in Chromium's own registry (the
+    // DevTools protocol sees them too).
+    const surfaces = () => {
+      const out = [];
       const mc = safe(() => document.modelContext);
+      const nav = safe(() => navigator.modelContext);
       const testing = safe(() => navigator.modelContextTesting);
-      const getTools = callable(mc, "getTools");
-      const executeTool = callable(mc, "executeTool");
-      if (mc && getTools && executeTool) {
-        return { kind: "modelContext", api: mc, implementation: implementationOf(mc) };
+      let listOnly = null;
+      if (mc && callable(mc, "getTools")) {
+        const implementation = implementationOf(mc);
+        const entry = {
+          kind: callable(mc, "executeTool") ? "modelContext" : "modelContext-list-only",
+          name: "document.modelContext",
+          api: mc,
+          implementation,
+          native: implementation === "native" || implementation === "@mcp-b/global+native",
+        };
+        if (entry.kind === "modelContext") out.push(entry);
+        else listOnly = entry; // last: a surface that can call a tool comes first
+      }
+      if (nav && nav !== mc && callable(nav, "listTools") && callable(nav, "executeTool")) {
+        out.push({
+          kind: "navigatorModelContext",
+          name: "navigator.modelContext",
+          api: nav,
+          implementation: callable(nav, "backfillTools") ? "@mcp-b/global" : "script",
+          native: isNativeFunction(safe(() => nav.executeTool)),
+        });
       }
       if (callable(testing, "listTools") && callable(testing, "executeTool")) {
-        return { kind: "modelContextTesting", api: testing, implementation: "modelContextTesting" };
+        out.push({
+          kind: "modelContextTesting",
+          name: "navigator.modelContextTesting",
+          api: testing,
+          implementation: "modelContextTesting",
+          native: isNativeFunction(safe(() => testing.listTools)),
+        });
       }
-      if (mc && getTools) {
-        return { kind: "modelContext-list-only", api: mc, implementation: implementationOf(mc) };
-      }
-      return { kind: null, api: null, implementation: mc ? implementationOf(mc) : null };
+      if (listOnly) out.push(listOnly);
+      return out;
     };
+    // The first surface (what older harness versions called "the" surface).
+    const surface = () =>
+      surfaces()[0] || {
+        kind: null,
+        api: null,
+        implementation: safe(() => document.modelContext) ? "script" : null,
+      };
     const implementationOf = (mc) => {
       if (safe(() => mc.__isBrowserMcpServer) === true) {
         const under = safe(() => mc.native);
@@ -87,6 +124,29 @@
     const wantsObjectInput = (s) =>
       s.kind === "modelContext" &&
       (s.implementation === "native" || s.implementation === "@mcp-b/global+native");
+    // What the page knows about its WebMCP, for the harness's probe (nothing is changed).
+    const describePage = () => {
+      const getter = safe(
+        () => Object.getOwnPropertyDescriptor(Document.prototype, "modelContext")?.get,
+      );
+      const policy = safe(() => document.featurePolicy);
+      return {
+        url: String(location.href),
+        secure: !!window.isSecureContext,
+        native: isNativeFunction(getter),
+        // The frame's permissions policy turns WebMCP's `tools` feature off.
+        blocked: !!(
+          policy &&
+          safe(() => policy.features().includes("tools") && !policy.allowsFeature("tools"))
+        ),
+        surfaces: surfaces().map((s) => ({
+          name: s.name,
+          implementation: s.implementation,
+          native: s.native,
+          callable: s.kind !== "modelContext-list-only",
+        })),
+      };
+    };
 
     const declarativeForm = (name) => {
       const form = safe(() =>
@@ -105,17 +165,41 @@
     // Only this document's tools: native getTools() also returns same-origin iframes' tools,
     // and the harness asks every frame separately.
     const ownTools = async (s) => {
-      if (s.kind === "modelContextTesting") return Array.from(await s.api.listTools());
+      if (s.kind === "modelContextTesting" || s.kind === "navigatorModelContext") {
+        return Array.from(await s.api.listTools());
+      }
       const all = Array.from(await s.api.getTools());
       return all.filter((t) => {
         const w = safe(() => t.window);
         return w === undefined || w === null || w === window;
       });
     };
-    const describeTool = (t) => {
+    // Richer metadata where the surface has it: @mcp-b/global's listTools() keeps annotations
+    // that its getTools() drops (3.x gives none at all).
+    const extraAnnotations = async (s) => {
+      const byName = new Map();
+      if (s.kind !== "modelContext" || !callable(s.api, "listTools") || s.native) return byName;
+      try {
+        for (const t of Array.from(await s.api.listTools())) {
+          const a = safe(() => t.annotations);
+          if (a && typeof a === "object") byName.set(String(t.name), a);
+        }
+      } catch {
+        // no richer listing: keep getTools()'s
+      }
+      return byName;
+    };
+    const describeTool = (t, s, extra) => {
       const name = String(t.name);
-      const form = declarativeForm(name);
-      const annotations = safe(() => t.annotations);
+      const form = s.kind === "modelContext" ? declarativeForm(name) : null;
+      const own = safe(() => t.annotations);
+      const more = extra ? extra.get(name) : undefined;
+      const annotations = Object.assign(
+        {},
+        more && typeof more === "object" ? more : {},
+        own && typeof own === "object" ? own : {},
+      );
+      const text = (v) => (typeof v === "string" ? v : null);
       return {
         name,
         description: safe(() => String(t.description ?? "")) ?? "",
@@ -124,9 +208,34 @@
           annotations && typeof annotations === "object"
             ? jsonParse(jsonStringify(annotations))
             : {},
+        title: text(safe(() => t.title)),
+        origin: text(safe(() => t.origin)),
         declarative: !!form,
         autosubmit: !!form && form.hasAttribute("toolautosubmit"),
+        surface: s.name,
+        native: !!s.native,
       };
+    };
+    // Every tool of this document, each from the first surface that has its name.
+    const allTools = async (skipNative) => {
+      const seen = new Map();
+      const errors = [];
+      for (const s of surfaces()) {
+        if (skipNative && s.native) continue; // another source (CDP) lists these
+        let found;
+        try {
+          found = await ownTools(s);
+        } catch (e) {
+          errors.push(`${s.name}: ${describeError(e).description}`);
+          continue;
+        }
+        const extra = await extraAnnotations(s);
+        for (const t of found) {
+          const name = safe(() => String(t.name));
+          if (name !== undefined && !seen.has(name)) seen.set(name, { tool: t, s, extra });
+        }
+      }
+      return { seen, errors };
     };
     const describeError = (e) => {
       if ((e !== null && typeof e === "object") || typeof e === "function") {
@@ -189,40 +298,44 @@
       token: randomId(),
       calls,
       surface,
-      async tools() {
-        const s = surface();
+      surfaces,
+      async tools(skipNative) {
+        const all = surfaces();
         const out = {
           token: h.token,
-          surface: s.kind,
-          implementation: s.implementation,
+          surface: all.length ? all[0].kind : null,
+          implementation: surface().implementation,
+          surfaces: all.map((s) => s.name),
           tools: [],
           error: null,
         };
-        if (!s.kind) return jsonStringify(out);
-        try {
-          out.tools = (await ownTools(s)).map(describeTool);
-        } catch (e) {
-          out.error = describeError(e).description;
-        }
+        if (!all.length) return jsonStringify(out);
+        const { seen, errors } = await allTools(!!skipNative);
+        out.tools = Array.from(seen.values()).map(({ tool, s, extra }) =>
+          describeTool(tool, s, extra),
+        );
+        if (errors.length && !out.tools.length) out.error = errors.join("; ");
         return jsonStringify(out);
       },
+      describe: describePage,
       async start(id, name, inputJson) {
-        const s = surface();
         const refuse = (error) => ({ ok: false, token: h.token, error });
-        if (!s.kind) return refuse("this document has no document.modelContext");
+        if (!surfaces().length) return refuse("this document has no document.modelContext");
+        // The tool's own surface: the one it is listed from.
+        let found;
+        try {
+          found = (await allTools()).seen.get(name);
+        } catch (e) {
+          return refuse(describeError(e).description);
+        }
+        if (!found) return { ...refuse(`Tool not found: ${name}`), notFound: true };
+        const { tool, s } = found;
         if (s.kind === "modelContext-list-only") {
           return refuse(
             "document.modelContext has no executeTool() and there is no " +
               "navigator.modelContextTesting: its tools cannot be called from the page",
           );
         }
-        let tool;
-        try {
-          tool = (await ownTools(s)).find((t) => String(t.name) === name);
-        } catch (e) {
-          return refuse(describeError(e).description);
-        }
-        if (!tool) return { ...refuse(`Tool not found: ${name}`), notFound: true };
         const controller = new AbortController();
         const entry = { controller, settled: false, form: null };
         // A declarative form without toolautosubmit is filled, then waits for a person to submit:
@@ -233,7 +346,7 @@
         entry.activated = new Promise((resolve) => {
           activated = resolve;
         });
-        const form = declarativeForm(name);
+        const form = s.kind === "modelContext" ? declarativeForm(name) : null;
         // A form submitted and not prevented leaves for its action's page: that page's JSON-LD is
         // its answer (as native WebMCP reports it), read by the harness once the frame has landed.
         // Heard on window, after the page's own submit listeners.
@@ -264,6 +377,10 @@
           if (s.kind === "modelContextTesting") {
             return s.api.executeTool(name, inputJson, { signal: controller.signal });
           }
+          if (s.kind === "navigatorModelContext") {
+            // By name, the input as an object; it answers an MCP result (not a JSON string).
+            return s.api.executeTool(name, jsonParse(inputJson));
+          }
           const input = wantsObjectInput(s) ? jsonParse(inputJson) : inputJson;
           return s.api.executeTool(tool, input, { signal: controller.signal });
         };
@@ -290,7 +407,9 @@
         const stillThere = async () => {
           try {
             const now = (await ownTools(s)).find((t) => String(t.name) === name);
-            return !!now && jsonStringify(describeTool(now)) === jsonStringify(describeTool(tool));
+            return (
+              !!now && jsonStringify(describeTool(now, s)) === jsonStringify(describeTool(tool, s))
+            );
           } catch {
             return true; // cannot tell: say nothing
           }
@@ -400,14 +519,19 @@
             // The harness went away.
           }
         };
+        // Every surface that has toolchange events (navigator.modelContext of @mcp-b/global 1.x
+        // has none: the harness finds its changes by listing again).
         const attach = (why, silent) => {
-          const s = surface();
-          const target = s.api;
-          if (!target || typeof safe(() => target.addEventListener) !== "function") return;
-          if (targets.has(target)) return;
-          targets.add(target);
-          target.addEventListener("toolchange", () => notify("toolchange"));
-          if (!silent) notify(why);
+          let fresh = false;
+          for (const s of surfaces()) {
+            const target = s.api;
+            if (!target || typeof safe(() => target.addEventListener) !== "function") continue;
+            if (targets.has(target)) continue;
+            targets.add(target);
+            target.addEventListener("toolchange", () => notify("toolchange"));
+            fresh = true;
+          }
+          if (fresh && !silent) notify(why);
         };
         attach("attached", quietly);
         // A polyfill installs itself while the page loads: look again when scripts have run.

@@ -24,7 +24,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from .._pw import as_async
-from ..records import BackendName, BrowserReport, Tool
+from ..records import BackendName, BrowserReport, Source, Tool, normalise_annotations
 from .base import (
     BackendError,
     CallRefusedError,
@@ -37,6 +37,7 @@ from .base import (
 
 __all__ = [
     "CANCEL_GRACE",
+    "DESCRIBE_JS",
     "EVAL_TIMEOUT",
     "InPageBackend",
     "InPageInvocation",
@@ -56,7 +57,7 @@ AGENT_SOURCE = (
 
 _INSTALL = f"([binding, quiet]) => ({AGENT_SOURCE})(binding, quiet)"
 _H = "window.__webmcpHarness && window.__webmcpHarness.version === 1 && window.__webmcpHarness"
-_OP_TOOLS = f"() => {{ const h = {_H}; return h ? h.tools() : null; }}"
+_OP_TOOLS = f"(skip) => {{ const h = {_H}; return h ? h.tools(skip) : null; }}"
 _OP_START = (
     f"([id, name, json]) => {{ const h = {_H}; return h ? h.start(id, name, json) : null; }}"
 )
@@ -76,6 +77,15 @@ _OP_IMPLEMENTATION = f"""() => {{
   if (!had) delete window.__webmcpHarness;
   return s.implementation;
 }}"""
+
+DESCRIBE_JS = f"""() => {{
+  const had = Object.prototype.hasOwnProperty.call(window, "__webmcpHarness");
+  ({AGENT_SOURCE})(null, true);
+  const d = window.__webmcpHarness.describe();
+  if (!had) delete window.__webmcpHarness;
+  return d;
+}}"""
+"""What a frame's WebMCP is (for `webmcp_harness.probe`), leaving nothing behind."""
 
 EVAL_TIMEOUT = 10.0
 """Seconds any single short page round trip (list, start, cancel, confirm) may take."""
@@ -225,6 +235,8 @@ class InPageBackend:
         self.main_frame_id = "inpage:0"
         self.implementations: dict[str, str | None] = {}
         """frame_id -> what answered there: native, @mcp-b/global, @mcp-b/webmcp-polyfill, ..."""
+        self.skip_native = False
+        """Leave native tools out of the listing (another source lists them)."""
         self.errors: dict[str, str] = {}
         """frame_id -> why that frame's tools could not be read (e.g. the polyfill refused)."""
         self._parents: dict[str, str | None] = {}
@@ -364,6 +376,11 @@ class InPageBackend:
         """The harness's id for a Playwright frame (the main frame is `inpage:0`)."""
         return self._frame_id(frame)
 
+    @property
+    def parents(self) -> dict[str, str | None]:
+        """Frame id -> its parent frame's id (None for the main frame)."""
+        return self._parents
+
     def frame(self, frame_id: str) -> Frame | None:
         """The Playwright frame with that id, while it is attached."""
         return self._frames.get(frame_id)
@@ -461,7 +478,7 @@ class InPageBackend:
         fid = self._frame_id(frame)
         listing: Any = None
         try:
-            raw = await self._eval(frame, _OP_TOOLS)
+            raw = await self._eval(frame, _OP_TOOLS, self.skip_native)
             listing = json.loads(raw) if isinstance(raw, str) else None
         except _Gone as exc:
             self.errors[fid] = str(exc)
@@ -615,8 +632,7 @@ def _tool(item: Any, frame_id: str, frame_url: str) -> Tool | None:
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
         return None
     schema = item.get("inputSchema")
-    raw = item.get("annotations")
-    annotations: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
+    annotations = normalise_annotations(item.get("annotations"))
     declarative = bool(item.get("declarative"))
     if declarative:
         annotations.setdefault("autosubmit", bool(item.get("autosubmit")))
@@ -630,7 +646,28 @@ def _tool(item: Any, frame_id: str, frame_url: str) -> Tool | None:
         declarative=declarative,
         backend="inpage",
         frame_origin=origin_of(frame_url),
+        source=_source(item),
+        title=_text_or_none(item.get("title")),
+        origin=_text_or_none(item.get("origin")),
     )
+
+
+_SURFACES: dict[str, Source] = {
+    "document.modelContext": "document.modelContext",
+    "navigator.modelContext": "navigator.modelContext",
+    "navigator.modelContextTesting": "navigator.modelContextTesting",
+}
+
+
+def _source(item: dict[str, Any]) -> Source:
+    """native when the tool lives in Chromium's registry, else the script object holding it."""
+    if item.get("native"):
+        return "native"
+    return _SURFACES.get(str(item.get("surface")), "document.modelContext")
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None  # "" is the polyfills' "none"
 
 
 async def _resolve_with(invocation: InPageInvocation, report: Any) -> None:

@@ -69,6 +69,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from ..records import normalise_annotations
 from .sensitive import find_secrets, key_words
 
 __all__ = [
@@ -412,10 +413,11 @@ def _truthy(annotations: Mapping[str, Any], *keys: str) -> bool:
 
 
 def _removes(req: CheckRequest) -> bool:
-    annotations = req.annotations if isinstance(req.annotations, Mapping) else {}
+    raw = dict(req.annotations) if isinstance(req.annotations, Mapping) else {}
+    annotations = normalise_annotations(raw)
     if _truthy(annotations, "destructiveHint", "destructive"):
         return True
-    if _truthy(annotations, "readOnlyHint", "readOnly"):
+    if _truthy(annotations, "readOnlyHint"):
         return False
     return bool(_REMOVING_WORDS & set(key_words(req.tool)))
 

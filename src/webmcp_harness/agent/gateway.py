@@ -24,9 +24,9 @@ whose own work a permissions policy refused (``forbidden``); a form that waits f
 but has no submit button (``unsupported``); a page closed, or a browser gone, before the call
 reached it, or a session that failed (``unavailable``).
 
-``tool_specs()`` gives each tool's annotations as the browser reported them, plus MCP's hint
-names for the hints WebMCP spells without ``Hint`` (``readOnly`` → ``readOnlyHint``, and
-``destructive``, ``idempotent``, ``openWorld``).
+``tool_specs()`` gives each tool's annotations under the spec's names (the session normalises
+them: ``readOnlyHint``, ``untrustedContentHint``, ...), plus MCP's hint names for hints a page
+spells without ``Hint`` (``destructive``, ``idempotent``, ``openWorld``).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from ..errors import Error, WebMCPUnavailableError
+from ..probe import probe
 from ..records import CallRecord, Tool
 from ..results import is_error_text, tool_error_code
 from .check import (
@@ -80,15 +81,7 @@ _PREFIX = re.compile(r"^Error(?: \[[^\]\r\n]*\])?:\s*")
 _POLICY = re.compile(r"permissions?[- ]policy", re.IGNORECASE)
 _NO_SUBMIT = re.compile(r"no submit button", re.IGNORECASE)
 _NEVER_RAN: Final = frozenset({"unavailable", "invalid_input"})
-_PROBE: Final = """() => {
-  const doc = globalThis.document;
-  const policy = doc && doc.featurePolicy;
-  return {
-    webmcp: !!(doc && doc.modelContext),
-    blocked: !!(policy && policy.features().includes("tools") && !policy.allowsFeature("tools")),
-  };
-}"""
-_MCP_HINTS: Final = ("readOnly", "destructive", "idempotent", "openWorld")
+_MCP_HINTS: Final = ("destructive", "idempotent", "openWorld")
 
 
 class _Owner(Protocol):
@@ -256,7 +249,7 @@ class Gateway:
             annotations = dict(tool.annotations)
             if tool.read_only:
                 annotations.setdefault("readOnlyHint", True)
-            for hint in _MCP_HINTS:  # WebMCP's spelling (readOnly) under MCP's (readOnlyHint)
+            for hint in _MCP_HINTS:  # a page's spelling (destructive) under MCP's
                 if isinstance(annotations.get(hint), bool):
                     annotations.setdefault(f"{hint}Hint", annotations[hint])
             if annotations:
@@ -437,20 +430,15 @@ class Gateway:
         return None, False
 
     async def _probe(self) -> tuple[bool, bool]:
-        """Whether the page has ``document.modelContext``, and whether its permissions policy
-        blocks the ``tools`` feature (WebMCP's); ``(True, False)`` when that can't be told."""
+        """Whether the page has WebMCP (native or a script object), and whether its permissions
+        policy blocks the ``tools`` feature (WebMCP's); ``(True, False)`` when that can't be told."""
         page = getattr(self.session, "page", None)
         if page is None:
             return True, False
-        try:
-            found = await asyncio.wait_for(page.evaluate(_PROBE), _PROBE_TIMEOUT)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
+        main = (await probe(page, timeout=_PROBE_TIMEOUT, frames=False)).main
+        if main is None:
             return True, False
-        if isinstance(found, Mapping):
-            return found.get("webmcp") is not False, found.get("blocked") is True
-        return bool(found), False
+        return main.has_webmcp, main.blocked
 
     def _fail(
         self, call: GatewayCall, code: str | None, condition: str | None, message: str

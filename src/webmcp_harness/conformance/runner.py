@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urldefrag, urlsplit
 
 from ..errors import ToolErrorCode
+from ..probe import probe as probe_webmcp
 from ..records import CallRecord, Tool
 from ..schema import validate_args
 from ..session import BackendChoice, WebMCPSession
@@ -722,8 +723,13 @@ class Checker:
         if not isinstance(raw, dict):
             return None
         links = raw.get("links")
+        main = (
+            await probe_webmcp(page, timeout=self.wait, frames=False)
+        ).main  # what WebMCP it has
         return {
-            "modelContext": raw.get("modelContext") is True,
+            "modelContext": main.has_webmcp
+            if main is not None
+            else raw.get("modelContext") is True,
             "api": raw.get("api") is True,
             "scripts": raw.get("scripts") if isinstance(raw.get("scripts"), int) else 1,
             "toolForms": raw.get("toolForms") if isinstance(raw.get("toolForms"), int) else 0,
@@ -1123,7 +1129,7 @@ class Checker:
 def _frame_for(page: Page, tool: Tool, session: WebMCPSession) -> Frame | None:
     """The Playwright frame that owns tool (by frame id for the main frame, else by URL)."""
     main = page.main_frame
-    if tool.frame_id == getattr(session.backend, "main_frame_id", None) or not tool.frame_url:
+    if tool.frame_id in session.backend.main_frame_ids or not tool.frame_url:
         return main
     for frame in page.frames:
         if frame.url == tool.frame_url:

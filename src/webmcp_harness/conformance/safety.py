@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..records import CallRecord, Tool
+from ..records import CallRecord, Tool, normalise_annotations
 from .findings import Collector, Finding, Severity, excerpt
 from .metadata import frame_of
 
@@ -61,20 +61,19 @@ _MAX_SCHEMA_STRINGS = 2_000  # strings read from one inputSchema at most
 _SCAN_LIMIT = 200_000  # characters of one string scanned for injected instructions
 
 
-def _hint(tool: Tool, page_key: str, cdp_key: str) -> bool:
-    """An annotation as the page sets it (readOnlyHint) or as Chromium's protocol reports it."""
-    annotations = tool.annotations if isinstance(tool.annotations, dict) else {}
-    return bool(annotations.get(page_key) or annotations.get(cdp_key))
+def _hint(tool: Tool, name: str) -> bool:
+    """An annotation under the spec's name (a hand-made Tool's CDP spelling is read as that)."""
+    return bool(normalise_annotations(tool.annotations).get(name))
 
 
 def is_read_only(tool: Tool) -> bool:
-    """Whether the tool is marked readOnlyHint (readOnly in the DevTools protocol)."""
-    return _hint(tool, "readOnlyHint", "readOnly")
+    """Whether the tool is marked readOnlyHint."""
+    return _hint(tool, "readOnlyHint")
 
 
 def is_untrusted(tool: Tool) -> bool:
-    """Whether the tool is marked untrustedContentHint (untrustedContent in the protocol)."""
-    return _hint(tool, "untrustedContentHint", "untrustedContent")
+    """Whether the tool is marked untrustedContentHint."""
+    return _hint(tool, "untrustedContentHint")
 
 
 # --- injected instructions -------------------------------------------------------------------

@@ -1,0 +1,287 @@
+"""Every source of a page's tools at once (issue 12): native WebMCP beside the page's script objects.
+
+Pages of tests/pages/sources/ load `@mcp-b/global` 1.x, 3.x and 5.x (pinned from npm, vendored in
+tests/polyfills/), each in a Chromium WITH the WebMCP flag and one WITHOUT. Every tool is listed once,
+with its source and the spec's annotation names, and is called, cancelled on timeout and interrupted
+by navigation through its own source. Also: a page mixing native and script tools, tools registered
+100 ms and 1.5 s after load (the settle of `tools()`), `backend=` as a filter, and the probe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import http.server
+import json
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, Page, async_playwright
+
+from webmcp_harness import WebMCPSession, tool_error_code
+from webmcp_harness.browser import find_browser, launch_args
+from webmcp_harness.probe import probe
+from webmcp_harness.results import ToolResult
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+TESTS = Path(__file__).parent
+WAIT = 10.0  # upper bound of any wait on the browser; the waits end on events
+CDP_SPELLINGS = {"readOnly", "untrustedContent", "consequential"}
+
+# (version, WebMCP flag) -> where the page's tools are: (Tool.backend, Tool.source)
+WHERE = {
+    (1, True): ("inpage", "navigator.modelContext"),  # beside native: native registry stays empty
+    (1, False): ("inpage", "navigator.modelContext"),
+    (3, True): ("cdp", "native"),  # wraps native WebMCP and mirrors its tools into it
+    (3, False): ("inpage", "document.modelContext"),
+    (5, True): ("cdp", "native"),
+    (5, False): ("inpage", "document.modelContext"),
+}
+CASES = [pytest.param(v, f, id=f"{v}.x-{'flag' if f else 'no-flag'}") for v, f in WHERE]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    """tests/ on a free port: the pages at /pages/sources/, the vendored builds at /polyfills/."""
+    handler = functools.partial(_Quiet, directory=str(TESTS))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/pages/sources"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browsers() -> AsyncIterator[dict[bool, Browser]]:
+    """Chromium with the WebMCP flag (True) and without it (False)."""
+    async with async_playwright() as p:
+        found = {
+            flag: await p.chromium.launch(
+                executable_path=find_browser(), args=launch_args(webmcp=flag)
+            )
+            for flag in (True, False)
+        }
+        yield found
+        for browser in found.values():
+            await browser.close()
+
+
+async def _page(browsers: dict[bool, Browser], flag: bool) -> Page:
+    context = await browsers[flag].new_context()
+    return await context.new_page()
+
+
+def _text(result: ToolResult) -> str:
+    content = result.get("content") or []
+    return str(content[0].get("text", "")) if content else ""
+
+
+def _code(result: ToolResult) -> str | None:
+    found = tool_error_code(result)
+    return found.value if found else None
+
+
+# -- each @mcp-b/global version, with and without the flag ------------------------------------
+
+
+@pytest.mark.parametrize(("version", "flag"), CASES)
+async def test_each_global_version_lists_its_tools_once_with_source_and_spec_hints(
+    browsers: dict[bool, Browser], site: str, version: int, flag: bool
+) -> None:
+    page = await _page(browsers, flag)
+    try:
+        async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+            await page.goto(f"{site}/global-{version}.html")
+            await page.evaluate("window.toolsReady")
+            tools = await session.tools()
+            assert sorted(t.name for t in tools) == ["boom", "echo", "navigates", "slow"]
+            assert {(t.backend, t.source) for t in tools} == {WHERE[version, flag]}
+            echo = next(t for t in tools if t.name == "echo")
+            assert echo.read_only
+            assert echo.annotations["readOnlyHint"] is True
+            assert echo.annotations["untrustedContentHint"] is True
+            listed = json.dumps([t.to_dict() for t in tools])
+            assert not CDP_SPELLINGS & {k for t in tools for k in t.to_dict()["annotations"]}
+            assert '"readOnly"' not in listed
+    finally:
+        await page.context.close()
+
+
+@pytest.mark.parametrize(("version", "flag"), CASES)
+async def test_each_global_version_calls_cancels_and_is_interrupted_through_its_source(
+    browsers: dict[bool, Browser], site: str, version: int, flag: bool
+) -> None:
+    page = await _page(browsers, flag)
+    backend, source = WHERE[version, flag]
+    try:
+        async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+            await page.goto(f"{site}/global-{version}.html")
+            await page.evaluate("window.toolsReady")
+            assert await session.wait_for_tool("echo", timeout=WAIT) is not None
+
+            echo = await session.call("echo", {"text": "hi"})
+            assert _code(echo) is None, echo
+            assert _text(echo) == '{"echo":"hi"}'
+            record = session.records[-1]
+            assert (record.backend, record.source) == (backend, source)
+            assert record.to_dict()["source"] == source
+
+            boom = await session.call("boom")
+            assert _code(boom) == "failed", boom
+            assert "the kettle is broken" in _text(boom)
+
+            slow = await session.call("slow", timeout=1)
+            assert _code(slow) == "timeout", slow
+            assert "cancelledInPage" in [e.type for e in session.records[-1].events]
+            assert await page.evaluate("window.calls.slow") == 1
+
+            navigates = await session.call("navigates")
+            assert _code(navigates) == "interrupted", navigates
+            await page.wait_for_url("**/other.html")
+    finally:
+        await page.context.close()
+
+
+# -- native and script tools on one page -------------------------------------------------------
+
+
+async def _mixed(browsers: dict[bool, Browser], site: str, backend: Any) -> list[Any]:
+    page = await _page(browsers, True)
+    try:
+        async with await WebMCPSession.attach(page, timeout=WAIT, backend=backend) as session:
+            await page.goto(f"{site}/mixed.html")
+            await page.evaluate("window.toolsReady")
+            tools = sorted(await session.tools(), key=lambda t: t.name)
+            results = [await session.call(t.name, {"text": "hi"}) for t in tools]
+            return [
+                (t.name, t.backend, t.source, _text(r)) for t, r in zip(tools, results, strict=True)
+            ]
+    finally:
+        await page.context.close()
+
+
+async def test_a_page_mixing_native_and_script_tools_lists_and_calls_each_from_its_source(
+    browsers: dict[bool, Browser], site: str
+) -> None:
+    assert await _mixed(browsers, site, "auto") == [
+        ("native_echo", "cdp", "native", '{"native":"hi"}'),
+        ("script_echo", "inpage", "navigator.modelContext", '{"script":"hi"}'),
+    ]
+
+
+async def test_backend_filters_the_sources(browsers: dict[bool, Browser], site: str) -> None:
+    assert await _mixed(browsers, site, "cdp") == [
+        ("native_echo", "cdp", "native", '{"native":"hi"}')
+    ]
+    # in-page only: the native tool is reached through native document.modelContext
+    assert await _mixed(browsers, site, "inpage") == [
+        ("native_echo", "inpage", "native", '{"native":"hi"}'),
+        ("script_echo", "inpage", "navigator.modelContext", '{"script":"hi"}'),
+    ]
+
+
+# -- tools that come later ---------------------------------------------------------------------
+
+
+async def test_a_tool_registered_100_ms_after_load_is_listed(
+    browsers: dict[bool, Browser], site: str
+) -> None:
+    page = await _page(browsers, True)
+    try:
+        async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+            await page.goto(f"{site}/late.html", wait_until="load")
+            assert sorted(t.name for t in await session.tools()) == ["first", "soon"]
+    finally:
+        await page.context.close()
+
+
+@pytest.mark.parametrize(
+    ("via", "flag"),
+    [("native", True), ("navigator", True), ("navigator", False)],
+    ids=["native", "navigator-flag", "navigator-no-flag"],
+)
+async def test_a_page_whose_only_tool_comes_at_1_5_s_has_that_tool(
+    browsers: dict[bool, Browser], site: str, via: str, flag: bool
+) -> None:
+    page = await _page(browsers, flag)
+    try:
+        async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+            await page.goto(f"{site}/late-only.html?via={via}", wait_until="load")
+            assert await session.tools(settle=0) == []  # read at once: not there yet
+            assert [t.name for t in await session.tools()] == ["later"]
+            result = await session.call("later")
+            assert _text(result) == '{"later":true}'
+    finally:
+        await page.context.close()
+
+
+async def test_cli_tools_settle_lists_a_late_tool(site: str) -> None:
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [
+            *(sys.executable, "-m", "webmcp_harness", "tools", f"{site}/late-only.html", "--json"),
+            *("--settle", "0.3", "--timeout", f"{WAIT:g}"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    (tool,) = json.loads(done.stdout)
+    assert (tool["name"], tool["backend"], tool["source"]) == ("later", "cdp", "native")
+
+
+# -- the probe ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", [True, False], ids=["flag", "no-flag"])
+async def test_the_probe_names_every_surface_of_a_global_1_page(
+    browsers: dict[bool, Browser], site: str, flag: bool
+) -> None:
+    page = await _page(browsers, flag)
+    try:
+        await page.goto(f"{site}/global-1.html")
+        found = await probe(page)
+        assert found.flag_missing is not flag
+        assert found.native is flag
+        main = found.main
+        assert main is not None
+        assert main.secure
+        surfaces = [(s.name, s.implementation, s.native) for s in main.surfaces]
+        expected = [
+            ("navigator.modelContext", "@mcp-b/global", False),
+            ("navigator.modelContextTesting", "modelContextTesting", False),
+        ]
+        if flag:
+            expected.insert(0, ("document.modelContext", "native", True))
+        assert surfaces == expected
+        # nothing left behind in the page
+        assert await page.evaluate("'__webmcpHarness' in window") is False
+    finally:
+        await page.context.close()
+
+
+async def test_the_docs_say_where_each_global_versions_tools_live() -> None:
+    docs = (TESTS.parent / "docs" / "polyfills.md").read_text(encoding="utf-8")
+    rows = {
+        (int(m.group(1)), m.group(2) == "on"): (m.group(3), m.group(4))
+        for m in re.finditer(
+            r"^\| `(\d)\.x` \| (on|off) \| `(\w+)` \| `([\w.]+)` \|", docs, re.MULTILINE
+        )
+    }
+    assert rows == WHERE

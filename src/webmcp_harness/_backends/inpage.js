@@ -1,7 +1,7 @@
-(bindingName, quiet) => {
+(bindingName, quiet, skipNative) => {
   // webmcp-harness in-page agent: reaches a frame's tools through its own script API.
   //
-  // Evaluated as `(source)(bindingName, quiet)` in every frame: as an init script (before the page's
+  // Evaluated as `(source)(bindingName, quiet, skipNative)` in every frame: as an init script (before the page's
   // own scripts) and in frames that already exist when the harness attaches. Idempotent: the first
   // run in a document creates `window.__webmcpHarness`; later runs only add a watcher. Returns the
   // document's token (a random id, new with every document, so the harness can tell a cross-document
@@ -504,7 +504,7 @@
         entry.controller.abort(new DOMException("Cancelled by webmcp-harness", "AbortError"));
         return true;
       },
-      watch(binding, quietly) {
+      watch(binding, quietly, notNative) {
         let targets = watchers.get(binding);
         if (!targets) {
           targets = new WeakSet();
@@ -527,6 +527,9 @@
             const target = s.api;
             if (!target || typeof safe(() => target.addEventListener) !== "function") continue;
             if (targets.has(target)) continue;
+            // Native surfaces' changes come through the DevTools protocol when it is open: a page
+            // of 1,000 tools would otherwise call back 1,000 times.
+            if (notNative && s.native) continue;
             targets.add(target);
             target.addEventListener("toolchange", () => notify("toolchange"));
             fresh = true;
@@ -551,7 +554,7 @@
   if (bindingName && !h.watching?.has(bindingName)) {
     h.watching ??= new Set();
     h.watching.add(bindingName);
-    h.watch(bindingName, !!quiet);
+    h.watch(bindingName, !!quiet, !!skipNative);
   }
   return h.token;
 };

@@ -55,7 +55,7 @@ AGENT_SOURCE = (
 )
 """The page-side agent (inpage.js): a function `(bindingName, quiet) => token`."""
 
-_INSTALL = f"([binding, quiet]) => ({AGENT_SOURCE})(binding, quiet)"
+_INSTALL = f"([binding, quiet, skip]) => ({AGENT_SOURCE})(binding, quiet, skip)"
 _H = "window.__webmcpHarness && window.__webmcpHarness.version === 1 && window.__webmcpHarness"
 _OP_TOOLS = f"(skip) => {{ const h = {_H}; return h ? h.tools(skip) : null; }}"
 _OP_START = (
@@ -282,7 +282,10 @@ class InPageBackend:
         try:
             self._disposables.append(await page.expose_binding(self._binding, self._notified))
             self._disposables.append(
-                await page.add_init_script(f"({AGENT_SOURCE})({json.dumps(self._binding)}, false);")
+                await page.add_init_script(
+                    f"({AGENT_SOURCE})({json.dumps(self._binding)}, false, "
+                    f"{json.dumps(self.skip_native)});"
+                )
             )
         except PlaywrightError as exc:
             raise BackendError(f"cannot watch the page: {exc}") from exc
@@ -403,7 +406,9 @@ class InPageBackend:
     async def _install(self, frame: Frame) -> None:
         fid = self._frame_id(frame)
         with contextlib.suppress(_Gone):
-            token = await self._eval(frame, _INSTALL, [self._binding, True], install=True)
+            token = await self._eval(
+                frame, _INSTALL, [self._binding, True, self.skip_native], install=True
+            )
             if isinstance(token, str) and self._tokens.get(fid) is None:
                 self._tokens[fid] = token
 
@@ -416,7 +421,8 @@ class InPageBackend:
             if result is None and not install:
                 # A document the init script never ran in (one already there, about:blank, ...).
                 await asyncio.wait_for(
-                    frame.evaluate(_INSTALL, [self._binding, True]), self.eval_timeout
+                    frame.evaluate(_INSTALL, [self._binding, True, self.skip_native]),
+                    self.eval_timeout,
                 )
                 result = await asyncio.wait_for(frame.evaluate(expression, arg), self.eval_timeout)
         except asyncio.TimeoutError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import http.server
 import threading
@@ -41,16 +42,15 @@ def pages_url() -> Iterator[str]:
 _SYNC_PLAYWRIGHT = {"page", "context", "browser", "webmcp", "playwright", "new_context"}
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """Let tests that run their own event loop share a worker with sync Playwright.
-
-    Sync Playwright keeps its event loop marked as running in this thread while test code runs
-    (it switches greenlets, it does not return). A test that uses none of its fixtures (an async
-    test, or one that calls asyncio.run) never calls the sync API, so hide that loop meanwhile.
-    """
+def _own_loop(item: pytest.Item) -> bool:
+    """Whether item runs its own event loop (an async test, or one using no sync Playwright)."""
     names = set(getattr(item, "fixturenames", ()))
-    if item.get_closest_marker("asyncio") is None and names & _SYNC_PLAYWRIGHT:
+    return item.get_closest_marker("asyncio") is not None or not names & _SYNC_PLAYWRIGHT
+
+
+@contextlib.contextmanager
+def _sync_loop_hidden(hide: bool) -> Iterator[None]:
+    if not hide:
         yield
         return
     hidden = asyncio.events._get_running_loop()
@@ -59,3 +59,29 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         yield
     finally:
         asyncio.events._set_running_loop(hidden)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """Let tests that run their own event loop share a worker with sync Playwright.
+
+    Sync Playwright keeps its event loop marked as running in this thread while test code runs
+    (it switches greenlets, it does not return). A test that uses none of its fixtures (an async
+    test, or one that calls asyncio.run) never calls the sync API, so hide that loop meanwhile.
+    """
+    with _sync_loop_hidden(_own_loop(item)):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with _sync_loop_hidden(_own_loop(item)):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Hidden for async tests only: a plain test's teardown may close module- or session-scoped
+    sync Playwright fixtures (the last test of a module), which need their loop."""
+    with _sync_loop_hidden(item.get_closest_marker("asyncio") is not None):
+        yield

@@ -631,7 +631,7 @@ def test_bare_check_checks_the_demo_shop_quickly_and_passes() -> None:
 def test_the_cli_judges_calls_with_the_one_judge_and_explores_new_tools(pages_url: str) -> None:
     base = f"{pages_url}/defects/"
     names = ["crashes-on-valid-input.html", "failure-flagged.html", "explore-game.html"]
-    result = invoke("check", *[base + n for n in names], "--timeout", "8", "--json", "-")
+    result = invoke("check", *[base + n for n in names], "--timeout", "8", "--json")
     assert result.exit_code == 1, result.output
     data = json.loads(result.stdout)
     got = {
@@ -654,7 +654,7 @@ def test_allow_no_tools_passes_a_page_meant_to_have_none_and_explore_0_stays_on_
 ) -> None:
     base = f"{pages_url}/defects/"
     urls = [base + "no-tools.html", base + "explore-game.html"]
-    result = invoke("check", *urls, "--allow-no-tools", "--explore", "0", "--json", "-")
+    result = invoke("check", *urls, "--allow-no-tools", "--explore", "0", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [(f["check"], f["severity"]) for f in data["findings"]] == [
@@ -662,5 +662,5 @@ def test_allow_no_tools_passes_a_page_meant_to_have_none_and_explore_0_stays_on_
     ]
     game = next(p for p in data["pages"] if p["url"].endswith("explore-game.html"))
     assert [t["name"] for t in game["tools"]] == ["start_game"]
-    without = invoke("check", base + "no-tools.html", "--json", "-")
+    without = invoke("check", base + "no-tools.html", "--json")
     assert without.exit_code == 1, without.output

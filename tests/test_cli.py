@@ -129,7 +129,7 @@ def test_tools_is_one_line_a_tool_within_80_columns(webmcp_demo_url: str) -> Non
     ran = harness("tools", f"{webmcp_demo_url}/")
     assert ran.code == EXIT_OK, ran.err
     lines = ran.out.rstrip("\n").splitlines()
-    assert lines[0].startswith("7 tools at ")
+    assert lines[0].startswith("8 tools at ")
     assert len(lines) == 3 + 7  # title, header, rule, a line per tool
     assert max(len(line) for line in lines) <= 80
     assert lines[1].split() == ["name", "kind", "parameters", "frame", "description"]
@@ -182,10 +182,13 @@ def test_call_json_is_one_document_and_a_coded_failure_exits_0(webmcp_demo_url: 
     assert result["isError"] is True
 
 
-def test_call_with_arguments_that_are_not_an_object_is_a_usage_error(webmcp_demo_url: str) -> None:
+def test_call_with_arguments_that_are_not_an_object_is_a_coded_invalid_input(
+    webmcp_demo_url: str,
+) -> None:
     ran = harness("call", f"{webmcp_demo_url}/", "search_products", "[1]")
-    assert ran.code == EXIT_USAGE
-    assert "must be a JSON object" in ran.err
+    assert ran.code == EXIT_OK, ran.err
+    assert "Error [invalid_input]" in ran.out
+    assert "must be a JSON object" in ran.out
 
 
 # -- check --------------------------------------------------------------------------------------

@@ -271,7 +271,7 @@ def test_a_closed_session_refuses_calls_with_a_clear_error(page: Page) -> None:
 
 
 def test_a_bad_timeout_is_misuse(tools_page: SyncSession) -> None:
-    with pytest.raises(UsageError, match="positive number"):
+    with pytest.raises(UsageError, match="more than 0 seconds"):
         tools_page.call("echo", {"text": "x"}, timeout=-1)
 
 

@@ -59,7 +59,7 @@ def test_a_cross_site_widgets_tools_are_listed_with_their_frame(
     chat = tools["chat_send"]
     assert chat.frame_origin == cross(pages_url)
     assert chat.frame_url == f"{cross(pages_url)}/sites/chat.html"
-    assert chat.frame_id != webmcp.core.backend.main_frame_id
+    assert chat.frame_id != next(iter(webmcp.core.backend.main_frame_ids))
     assert chat.page_url == f"{pages_url}/sites/shop.html"
     shop = tools["search_products"]
     assert shop.frame_origin == pages_url
@@ -193,7 +193,7 @@ def test_a_popup_a_tool_opens_is_followed_and_its_tools_say_which_page(
     help_tool = webmcp.wait_for_tool("help_search", timeout=10)
     assert help_tool is not None
     assert help_tool.page_url == f"{pages_url}/sites/help.html"
-    assert help_tool.page_id != webmcp.core.backend.main_frame_id
+    assert help_tool.page_id != next(iter(webmcp.core.backend.main_frame_ids))
     answer = webmcp.call("help_search", {"q": "return a mug"})
     assert json.loads(text(answer)) == {"article": "How to return a mug"}
     popup.evaluate("setTimeout(() => window.close(), 300)")

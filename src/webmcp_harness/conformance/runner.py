@@ -830,9 +830,10 @@ class Checker:
         session, page = visit.session, visit.page
         if session is None or page is None:
             return None
-        on_form = getattr(session.backend, "on_form", None)
-        if on_form is not None and tool.backend_node_id is not None:
-            found = await _bounded(on_form(tool, FORM_FUNCTION_DECLARATION), self.wait)
+        if tool.backend_node_id is not None:
+            found = await _bounded(
+                session.backend.on_form(tool, FORM_FUNCTION_DECLARATION), self.wait
+            )
             if isinstance(found, dict):
                 return found
         frame = _frame_for(page, tool, session)

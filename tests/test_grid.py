@@ -156,12 +156,21 @@ def test_the_launch_options_sent_to_a_server_turn_webmcp_on() -> None:
 def test_a_stock_server_that_drops_the_launch_options_says_both_ways_to_fix_it(
     stock_server: str, shop: str
 ) -> None:
-    done = harness("tools", f"{shop}/", "--connect", stock_server)
+    done = harness("tools", f"{shop}/", "--connect", stock_server, "--backend", "cdp")
     assert done.returncode != 0
     message = " ".join(done.stderr.split())
     assert "run-server --unsafe" in message
     assert "webmcp-harness browser-server" in message
     assert NO_WEBMCP_REMOTE.split(":")[0] in message
+
+
+def test_with_every_source_a_remote_browser_without_webmcp_is_a_warning_not_an_end(
+    stock_server: str, shop: str
+) -> None:
+    done = harness("tools", f"{shop}/", "--connect", stock_server, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+    assert "webmcp-harness browser-server" in " ".join(done.stderr.split())
 
 
 def test_a_server_with_no_browser_of_its_own_is_explained_without_its_paths() -> None:
@@ -211,7 +220,7 @@ def cdp_without_webmcp(tmp_path: Path) -> Iterator[str]:
 def test_a_cdp_browser_without_webmcp_names_the_flag_to_add(
     cdp_without_webmcp: str, shop: str
 ) -> None:
-    done = harness("tools", f"{shop}/", "--cdp", cdp_without_webmcp)
+    done = harness("tools", f"{shop}/", "--cdp", cdp_without_webmcp, "--backend", "cdp")
     assert done.returncode != 0
     message = " ".join(done.stderr.split())
     assert "has no WebMCP" in message

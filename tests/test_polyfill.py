@@ -76,6 +76,15 @@ POLYFILL_DIFFERS: dict[str, tuple[str, str]] = {
         "the tool throws a `DOMException` `AbortError`; the polyfill rethrows it as `UnknownError`, so "
         "nothing says it was a cancellation",
     ),
+    **{
+        scenario: (
+            "unavailable",
+            "the support widget is a cross-site frame: the polyfill refuses WebMCP there "
+            "(`NotAllowedError: WebMCP in cross-origin frames requires native Permissions Policy "
+            "support`), so the widget registers no tool",
+        )
+        for scenario in ("ask-support", "ask-support-by-host", "ask-support-bad-order")
+    },
     "claim-welcome-coupon": (
         "interrupted",
         "a one-shot tool: the polyfill rejects the call with `Tool unregistered` the moment the tool "

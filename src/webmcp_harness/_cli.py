@@ -198,11 +198,15 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
                 p, ws_endpoint=options.connect, cdp_url=options.cdp, headless=not options.headed
             )
             if options.backend != "inpage" and not await browser_has_webmcp(browser):
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(browser.close(), 10)
-                if options.connect:
-                    raise WebMCPUnavailableError(NO_WEBMCP_REMOTE)
-                raise WebMCPUnavailableError(NO_WEBMCP_CDP.format(where=options.cdp))
+                why = (
+                    NO_WEBMCP_REMOTE if options.connect else NO_WEBMCP_CDP.format(where=options.cdp)
+                )
+                if options.backend == "cdp":  # native tools only: nothing can be found
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(browser.close(), 10)
+                    raise WebMCPUnavailableError(why)
+                # auto: a polyfilled page still has tools of its own; say why natives are missing
+                err.print(f"[yellow]warning:[/] {markup(why)}", soft_wrap=True)
         else:
             browser = await launch(
                 p,

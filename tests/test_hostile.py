@@ -461,11 +461,6 @@ def test_run_and_replay_refuse_an_endless_file(command: str) -> None:
 # -- the crawl ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    reason="until issue 14's crawl fix lands (the crawl follows a redirect to another origin); "
-    "remove this mark then",
-    strict=False,
-)
 def test_a_crawl_never_calls_the_tools_of_another_origin_it_was_redirected_to(
     hostile_url: str,
 ) -> None:

@@ -7,6 +7,7 @@ from .assertions import expect
 from .browser import find_browser, launch, launch_args
 from .demo import DemoServer, serve_demo, serve_folder
 from .errors import Error, WebToolError
+from .probe import PageProbe, probe
 from .records import CallRecord, Tool
 from .results import (
     RETRYABLE,
@@ -28,6 +29,7 @@ __all__ = [
     "CallRecord",
     "DemoServer",
     "Error",
+    "PageProbe",
     "Tool",
     "ToolErrorCode",
     "ToolResult",
@@ -41,6 +43,7 @@ __all__ = [
     "is_error_text",
     "launch",
     "launch_args",
+    "probe",
     "serve_demo",
     "serve_folder",
     "to_tool_result",

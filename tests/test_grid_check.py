@@ -4,8 +4,11 @@ the pages of a server that dies mid-run checked on another one."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -174,3 +177,47 @@ def test_the_pages_of_a_server_that_dies_are_checked_on_the_other(
     assert all(victim.ws in entry["reason"] for entry in retried)
     assert {entry["url"] for entry in retried} <= set(urls)
     assert "checked again on another browser" in render_summary(report)
+
+
+HARNESS = str(Path(sys.executable).with_name("webmcp-harness"))
+
+
+def test_the_cli_spreads_a_check_over_the_servers_of_a_connect_file(
+    site: str, unsafe_server: str, node: str, tmp_path: Path
+) -> None:
+    listed = tmp_path / "grid.txt"
+    listed.write_text(f"# the grid\n{unsafe_server}\n\n{node}  # the node\n", encoding="utf-8")
+    done = subprocess.run(
+        [
+            HARNESS,
+            "check",
+            site,
+            "--crawl",
+            "2",
+            "--max-pages",
+            "6",
+            "--json",
+            "--connect-file",
+            listed,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert len({page["url"] for page in report["pages"]}) == 6
+    assert report["options"]["browsers"] == 2
+
+
+def test_an_endpoint_that_is_not_a_websocket_is_a_usage_error(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [HARNESS, "check", "http://127.0.0.1:9/", "--connect", "ws://a:1/", "--connect", "grid:2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "is not a ws:// or wss:// endpoint" in " ".join(done.stderr.split())

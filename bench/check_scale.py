@@ -14,6 +14,11 @@ demo server, browser launch, the crawl, the reports), against a floor: a new pro
 the same demo server, launches the same browser with the same flags, and opens the same pages
 (4 at a time, a context each, to their load event), with nothing else. Target: at most 2x.
 
+With `--grid`: a 40-page site checked over one and over two `webmcp-harness browser-server`
+nodes (`--workers 2` each; pages per second, target >= 1.6x), and the peak RSS of the harness
+process (`webmcp-harness check` in a new process, VmHWM) over a 100- and a 1,000-page site
+(target: within 1.2x). `--rss-pages 100,300` picks the sizes.
+
 It prints the ratios first; the medians of the runs are the seconds in the columns after them.
 """
 
@@ -219,6 +224,85 @@ def measure_bare_check(repeat: int) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def write_flat_site(root: Path, pages: int) -> None:
+    """index.html linking to pages - 1 more, each with two read-only tools (a crawl at depth 1)."""
+    others = [f"flat-{i}.html" for i in range(1, pages)]
+    for index, name in enumerate(["index.html", *others]):
+        tools = [(f"page_{index}_{k}", True) for k in range(2)]
+        (root / name).write_text(
+            _page(name, tools, others if name == "index.html" else None), "utf-8"
+        )
+
+
+async def _grid_rate(url: str, endpoints: list[str], options: CheckOptions) -> float:
+    """Pages per second of a check of url spread over the browsers of endpoints."""
+    from webmcp_harness.browser import connect
+
+    async with async_playwright() as p:
+        grid = [await connect(p, ws_endpoint=ws) for ws in endpoints]
+        started = time.perf_counter()
+        report = await check_urls(grid, [url], options, names=endpoints)
+        took = time.perf_counter() - started
+        for browser in grid:
+            await browser.close()
+    return len(report.pages) / took
+
+
+def measure_grid(repeat: int) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """Pages per second over one and two grid nodes, alternating runs."""
+    from webmcp_harness.grid import BrowserServer
+
+    options = CheckOptions(crawl=1, workers=2, timeout=20)
+    with tempfile.TemporaryDirectory() as folder, BrowserServer() as a, BrowserServer() as b:
+        write_flat_site(Path(folder), 40)
+        with serve(Path(folder)) as base:
+            url = f"{base}/index.html"
+            asyncio.run(_grid_rate(url, [a.ws_endpoint], options))  # warm-up
+            one, two = [], []
+            for _ in range(repeat):
+                one.append(asyncio.run(_grid_rate(url, [a.ws_endpoint], options)))
+                two.append(asyncio.run(_grid_rate(url, [a.ws_endpoint, b.ws_endpoint], options)))
+    rows = [
+        {"name": "grid: 40 pages, 1 server", "pages_per_second": statistics.median(one)},
+        {"name": "grid: 40 pages, 2 servers", "pages_per_second": statistics.median(two)},
+    ]
+    ratio = statistics.median(two) / statistics.median(one)
+    return {"grid: 2 servers / 1 server, pages/s (target >= 1.6)": ratio}, rows
+
+
+def _peak_rss(argv: list[str]) -> int:
+    """The peak resident memory (VmHWM, kB) of the process argv starts, read as it runs."""
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    status = Path(f"/proc/{process.pid}/status")
+    while process.poll() is None:
+        try:
+            for line in status.read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]))
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.2)  # a sampling interval, not a wait on the check
+    return peak
+
+
+def measure_rss(sizes: list[int]) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """Peak RSS of `webmcp-harness check` (its own process, not the browser's) by site size."""
+    rows = []
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as folder:
+            write_flat_site(Path(folder), size)
+            out = Path(folder) / "report.json"
+            with serve(Path(folder)) as base:
+                argv = [sys.executable, "-m", "webmcp_harness", "check", f"{base}/index.html"]
+                argv += ["--crawl", "1", "--max-pages", str(size), "--json-report", str(out)]
+                peak = _peak_rss(argv)
+            pages = len(json.loads(out.read_text("utf-8"))["pages"])
+        rows.append({"name": f"peak RSS, {size}-page site", "pages": pages, "rss_mb": peak / 1024})
+    ratio = rows[-1]["rss_mb"] / rows[0]["rss_mb"] if rows[0]["rss_mb"] else float("nan")
+    return {f"peak RSS: {sizes[-1]} / {sizes[0]} pages (target <= 1.2)": ratio}, rows
+
+
 def _ratio(rows: list[dict[str, Any]], a: str, b: str) -> float:
     by = {r["name"]: r["seconds"] for r in rows}
     return by[a] / by[b] if by.get(b) else float("nan")
@@ -231,7 +315,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only-check", action="store_true", help="only the bare check against its floor"
     )
+    parser.add_argument(
+        "--grid", action="store_true", help="only the grid rows: 1 vs 2 servers, peak RSS"
+    )
+    parser.add_argument("--rss-pages", default="100,1000", help="site sizes for the RSS rows")
     args = parser.parse_args(argv)
+    if args.grid:
+        return _print_grid(args)
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         write_site(root)
@@ -273,6 +363,24 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['name']:32} {row['pages']:5d} {row['tools']:6d} {row['calls']:6d} "
             f"{row['seconds']:8.2f} {row['seconds'] / max(row['pages'], 1):7.2f}"
         )
+    return 0
+
+
+def _print_grid(args: argparse.Namespace) -> int:
+    ratios, rows = measure_grid(max(1, args.repeat))
+    more, rss = measure_rss([int(n) for n in args.rss_pages.split(",")])
+    ratios.update(more)
+    if args.json:
+        print(json.dumps({"ratios": ratios, "rows": rows + rss}, indent=2))
+        return 0
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"check_scale --grid: {os.cpu_count()} CPUs, load average {load:.1f}")
+    for name, value in ratios.items():
+        print(f"{name:56} {value:6.2f}")
+    for row in rows:
+        print(f"{row['name']:56} {row['pages_per_second']:6.2f} pages/s")
+    for row in rss:
+        print(f"{row['name']:56} {row['rss_mb']:6.1f} MB ({row['pages']} pages)")
     return 0
 
 

@@ -14,6 +14,7 @@ from typing import ClassVar
 import pytest
 
 PAGES = Path(__file__).parent / "pages"
+pytest_plugins = ["grid_servers"]  # browser servers (run-server, the node) for the grid tests
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

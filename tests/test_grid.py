@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import platform
-import re
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,87 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from grid_servers import free_port
 from webmcp_harness.browser import NO_WEBMCP_REMOTE, find_browser, launch_options
 from webmcp_harness.demo import DemoServer
-from webmcp_harness.grid import BrowserServer, explain_remote_error
+from webmcp_harness.grid import explain_remote_error
 
 HARNESS = str(Path(sys.executable).with_name("webmcp-harness"))
-DRIVER = Path(__import__("playwright").__file__).parent / "driver" / "package"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _browsers_dir_with(chromium: str, into: Path) -> Path:
-    """A PLAYWRIGHT_BROWSERS_PATH in which Playwright's server finds this machine's Chromium."""
-    revisions = json.loads((DRIVER / "browsers.json").read_text())["browsers"]
-    arch = "linux-arm64" if platform.machine() in ("aarch64", "arm64") else "linux64"
-    for entry in revisions:
-        if entry["name"] == "chromium-headless-shell":
-            exe = into / f"chromium_headless_shell-{entry['revision']}"
-            exe = exe / f"chrome-headless-shell-{arch}" / "chrome-headless-shell"
-        elif entry["name"] == "chromium":
-            exe = into / f"chromium-{entry['revision']}" / f"chrome-{arch}" / "chrome"
-        else:
-            continue
-        exe.parent.mkdir(parents=True, exist_ok=True)
-        exe.symlink_to(chromium)
-    return into
-
-
-class _RunServer:
-    """`playwright run-server` in its own process group, on a free port."""
-
-    def __init__(self, *, unsafe: bool, browsers: Path) -> None:
-        port = _free_port()
-        command = [sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1"]
-        command += ["--port", str(port), *(["--unsafe"] if unsafe else [])]
-        env = {**os.environ, "PLAYWRIGHT_BROWSERS_PATH": str(browsers)}
-        self.process = subprocess.Popen(
-            command,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()  # "Listening on ws://…"
-        match = re.search(r"(ws://\S+)", line)
-        assert match, f"run-server said {line!r}"
-        self.ws = match.group(1)
-
-    def stop(self) -> None:
-        os.killpg(self.process.pid, signal.SIGTERM)
-        self.process.wait(10)
-
-
-@pytest.fixture(scope="module")
-def browsers(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _browsers_dir_with(find_browser(), tmp_path_factory.mktemp("browsers"))
-
-
-@pytest.fixture(scope="module")
-def unsafe_server(browsers: Path) -> Iterator[str]:
-    server = _RunServer(unsafe=True, browsers=browsers)
-    yield server.ws
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def stock_server(browsers: Path) -> Iterator[str]:
-    server = _RunServer(unsafe=False, browsers=browsers)
-    yield server.ws
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def node() -> Iterator[str]:
-    with BrowserServer(port=_free_port()) as server:
-        yield server.ws_endpoint
 
 
 @pytest.fixture(scope="module")
@@ -189,14 +111,14 @@ def test_a_version_skew_is_named_as_such() -> None:
 
 
 def test_nothing_listening_says_to_check_the_server() -> None:
-    done = harness("tools", "http://127.0.0.1:9/", "--connect", f"ws://127.0.0.1:{_free_port()}/")
+    done = harness("tools", "http://127.0.0.1:9/", "--connect", f"ws://127.0.0.1:{free_port()}/")
     assert done.returncode != 0
     assert "browser server is running" in " ".join(done.stderr.split())
 
 
 @pytest.fixture
 def cdp_without_webmcp(tmp_path: Path) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     command = [find_browser(), "--headless", f"--remote-debugging-port={port}"]
     command += ["--remote-debugging-address=127.0.0.1", f"--user-data-dir={tmp_path}"]
     command += ["--disable-background-networking", "--disable-component-update"]

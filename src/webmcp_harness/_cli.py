@@ -15,6 +15,7 @@ import math
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final, TypeVar
 from urllib.parse import urlparse
 
@@ -107,6 +108,26 @@ class Seconds(click.ParamType[float]):
 
 def browser_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The options every subcommand shares."""
+    return _browser_options(func, many=False)
+
+
+def grid_browser_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The shared options, with --connect repeatable and --connect-file (see endpoints_from)."""
+    return _browser_options(func, many=True)
+
+
+def _browser_options(func: Callable[..., Any], *, many: bool) -> Callable[..., Any]:
+    connect = click.option(
+        "--connect", metavar="WS_ENDPOINT", help="Use a Playwright browser server."
+    )
+    if many:
+        connect = click.option(
+            "--connect",
+            metavar="WS_ENDPOINT",
+            multiple=True,
+            help="Use a Playwright browser server; give it again for more (pages are spread "
+            "over all of them).",
+        )
     options = [
         click.option(
             "--timeout",
@@ -121,7 +142,19 @@ def browser_options(func: Callable[..., Any]) -> Callable[..., Any]:
             help="Chromium to launch [env WEBMCP_BROWSER_PATH].",
         ),
         click.option("--headed", is_flag=True, help="Show the browser window."),
-        click.option("--connect", metavar="WS_ENDPOINT", help="Use a Playwright browser server."),
+        connect,
+        *(
+            [
+                click.option(
+                    "--connect-file",
+                    type=click.Path(exists=True, dir_okay=False),
+                    metavar="PATH",
+                    help="Browser servers to use, one WS_ENDPOINT a line (# starts a comment).",
+                )
+            ]
+            if many
+            else []
+        ),
         click.option("--cdp", metavar="URL", help="Use a running Chromium over CDP."),
         click.option(
             "--backend",
@@ -148,6 +181,32 @@ def settle_option(func: Callable[..., Any]) -> Callable[..., Any]:
         f"{DEFAULT_SETTLE:g}; while the page has none, up to {EMPTY_WAIT:g} s for a first one; "
         "never past --timeout). 0 reads at once.",
     )(func)
+
+
+def endpoints_from(kwargs: dict[str, Any]) -> list[str]:
+    """The browser servers of repeated --connect and --connect-file, in order, each once.
+
+    Leaves the first as kwargs["connect"], for options_from.
+    """
+    endpoints = list(kwargs.get("connect") or ())
+    path = kwargs.pop("connect_file", None)
+    if path:
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line:
+                endpoints.append(line)
+        if not endpoints:
+            raise click.BadParameter(f"{path!r} names no endpoint.", param_hint="--connect-file")
+    for endpoint in endpoints:
+        if not endpoint.startswith(("ws://", "wss://")):
+            raise click.BadParameter(
+                f"{safe_text(endpoint)!r} is not a ws:// or wss:// endpoint; give the one the "
+                "browser server printed.",
+                param_hint="--connect",
+            )
+    unique = list(dict.fromkeys(endpoints))
+    kwargs["connect"] = unique[0] if unique else None
+    return unique
 
 
 def options_from(kwargs: dict[str, Any]) -> BrowserOptions:
@@ -190,23 +249,11 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
     """A browser from the options: launched, or connected to."""
     from playwright.async_api import async_playwright
 
-    from .browser import NO_WEBMCP_CDP, NO_WEBMCP_REMOTE, browser_has_webmcp, connect, launch
+    from .browser import launch
 
     async with async_playwright() as p:
         if options.connect or options.cdp:
-            browser = await connect(
-                p, ws_endpoint=options.connect, cdp_url=options.cdp, headless=not options.headed
-            )
-            if options.backend != "inpage" and not await browser_has_webmcp(browser):
-                why = (
-                    NO_WEBMCP_REMOTE if options.connect else NO_WEBMCP_CDP.format(where=options.cdp)
-                )
-                if options.backend == "cdp":  # native tools only: nothing can be found
-                    with contextlib.suppress(Exception):
-                        await asyncio.wait_for(browser.close(), 10)
-                    raise WebMCPUnavailableError(why)
-                # auto: a polyfilled page still has tools of its own; say why natives are missing
-                err.print(f"[yellow]warning:[/] {markup(why)}", soft_wrap=True)
+            browser = await _connected(p, options, options.connect)
         else:
             browser = await launch(
                 p,
@@ -220,6 +267,49 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(browser.close(), 10)
+
+
+async def _connected(p: Any, options: BrowserOptions, ws_endpoint: str | None) -> Any:
+    """The remote browser at ws_endpoint (else options.cdp), checked to have WebMCP."""
+    from .browser import NO_WEBMCP_CDP, NO_WEBMCP_REMOTE, browser_has_webmcp, connect
+
+    browser = await connect(
+        p, ws_endpoint=ws_endpoint, cdp_url=options.cdp, headless=not options.headed
+    )
+    if options.backend != "inpage" and not await browser_has_webmcp(browser):
+        why = (
+            f"{ws_endpoint}: {NO_WEBMCP_REMOTE}"
+            if ws_endpoint
+            else NO_WEBMCP_CDP.format(where=options.cdp)
+        )
+        if options.backend == "cdp":  # native tools only: nothing can be found
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(browser.close(), 10)
+            raise WebMCPUnavailableError(why)
+        # auto: a polyfilled page still has tools of its own; say why natives are missing
+        err.print(f"[yellow]warning:[/] {markup(why)}", soft_wrap=True)
+    return browser
+
+
+@contextlib.asynccontextmanager
+async def open_browsers(options: BrowserOptions, endpoints: list[str]) -> AsyncIterator[list[Any]]:
+    """The browsers of several browser servers, connected at once (one Playwright for all)."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        tries = await asyncio.gather(
+            *(_connected(p, options, endpoint) for endpoint in endpoints), return_exceptions=True
+        )
+        browsers = [b for b in tries if not isinstance(b, BaseException)]
+        try:
+            for failed in tries:
+                if isinstance(failed, BaseException):
+                    raise failed
+            yield browsers
+        finally:
+            for browser in browsers:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(browser.close(), 10)
 
 
 @contextlib.asynccontextmanager

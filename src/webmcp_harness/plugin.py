@@ -49,7 +49,7 @@ import pytest
 from . import session as _core
 from ._pw import is_sync
 from ._timeouts import SETTING_MOST, seconds_problem
-from .browser import BROWSER_ENV, WEBMCP_FEATURES, find_browser, launch_args
+from .browser import BROWSER_ENV, NO_WEBMCP_REMOTE, WEBMCP_FEATURES, find_browser, launch_args
 from .contracts import plain
 from .coverage import Coverage
 from .errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
@@ -95,6 +95,7 @@ _MADE_FOR = pytest.StashKey[list[tuple[pytest.FixtureDef[Any], Any, str]]]()
 _RUN = pytest.StashKey["_RunSettings"]()
 _COVERAGE = pytest.StashKey[Coverage]()
 _VERDICT = pytest.StashKey[list[str]]()
+_CONNECTED = pytest.StashKey[bool]()
 _WORKER_KEY = "webmcp_coverage"
 TRACE_QUOTE = 2000
 
@@ -109,6 +110,7 @@ INI = {
     "coverage": "webmcp_coverage",
     "coverage_json": "webmcp_coverage_json",
     "coverage_fail_under": "webmcp_coverage_fail_under",
+    "connect": "webmcp_connect",
 }
 
 
@@ -214,6 +216,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="fail the run when tests called less than PCT percent of the tools seen "
         "(ini webmcp_coverage_fail_under)",
     )
+    group.addoption(
+        "--webmcp-connect",
+        default=None,
+        metavar="WS_ENDPOINT",
+        help="use the browser of a Playwright browser server (run-server --unsafe, or "
+        "webmcp-harness browser-server), sent WebMCP's launch options; each xdist worker "
+        "connects on its own (ini webmcp_connect)",
+    )
+    parser.addini(INI["connect"], "a Playwright browser server to use (ws://…)", default="")
     parser.addini(INI["timeout"], "default timeout of a tool call, in seconds", default="")
     parser.addini(INI["confirm"], "act as the person for forms (true/false)", type="bool")
     parser.addini(INI["backend"], "auto, cdp or inpage", default="")
@@ -284,15 +295,46 @@ def pytest_fixture_setup(
     The dict is changed in place, since pytest caches that object.
     """
     value = yield
+    if fixturedef.argname == "connect_options":
+        return _connect_options(fixturedef, request.config, value)
     if fixturedef.argname == "browser_type_launch_args" and isinstance(value, dict):
         name = request.getfixturevalue("browser_name")
         request.config.stash.setdefault(_MADE_FOR, []).append((fixturedef, request, name))
         if name == "chromium":
-            _add_webmcp(value, request.config.getoption("--webmcp-browser-path"))
+            remote = _connect_endpoint(request.config) is not None or bool(
+                request.getfixturevalue("connect_options")
+            )
+            _add_webmcp(value, request.config.getoption("--webmcp-browser-path"), remote=remote)
     return value
 
 
-def _add_webmcp(options: dict[str, Any], browser_path: str | None) -> None:
+def _connect_endpoint(config: pytest.Config) -> str | None:
+    """The browser server of --webmcp-connect (else the ini key webmcp_connect), if any."""
+    given = config.getoption("--webmcp-connect") or str(config.getini(INI["connect"]) or "")
+    given = given.strip()
+    if given and not given.startswith(("ws://", "wss://")):
+        raise pytest.UsageError(
+            f"--webmcp-connect must be a ws:// or wss:// endpoint, the one the browser server "
+            f"printed; got {given!r}"
+        )
+    return given or None
+
+
+def _connect_options(fixturedef: pytest.FixtureDef[Any], config: pytest.Config, value: Any) -> Any:
+    """pytest-playwright's connect_options, made from --webmcp-connect when it gave none.
+
+    pytest-playwright then connects instead of launching, sending the launch args (WebMCP's
+    switches included) in the x-playwright-launch-options header.
+    """
+    endpoint = _connect_endpoint(config)
+    if endpoint and not value and fixturedef.cached_result is not None:
+        value = {"endpoint": endpoint, "timeout": 30_000}
+        fixturedef.cached_result = (value, fixturedef.cached_result[1], None)  # what pytest gives
+    config.stash[_CONNECTED] = bool(value)
+    return value
+
+
+def _add_webmcp(options: dict[str, Any], browser_path: str | None, *, remote: bool = False) -> None:
     args = [str(a) for a in options.get("args") or []]
 
     def listed(switch: str) -> list[int]:
@@ -313,6 +355,8 @@ def _add_webmcp(options: dict[str, Any], browser_path: str | None) -> None:
         args.append("--enable-features=" + ",".join(wanted))
     args += [a for a in launch_args(webmcp=False) if a not in args]
     options["args"] = args
+    if remote:  # a path on this machine means nothing to a browser server
+        return
     if options.get("executable_path") or (options.get("channel") and not browser_path):
         return
     try:
@@ -539,7 +583,9 @@ def _missing_webmcp(config: pytest.Config, page: Page) -> str | None:
     finally:
         context.close()
     known[browser] = None
-    if not has:
+    if not has and config.stash.get(_CONNECTED, False):
+        known[browser] = NO_WEBMCP_REMOTE
+    elif not has:
         known[browser] = (
             f"This browser ({browser.version}) has no WebMCP: document.modelContext is missing. "
             f"It needs Chromium 146+ launched with --enable-features={WEBMCP_FEATURES} "

@@ -120,7 +120,7 @@ def cli_url(url: str, limit: int = 100) -> str:
     type=click.IntRange(1, 32),
     default=4,
     show_default=True,
-    help="Pages checked at once (one browser, a context each).",
+    help="Pages checked at once in each browser (a context each).",
 )
 @click.option(
     "--call",
@@ -168,7 +168,7 @@ def cli_url(url: str, limit: int = 100) -> str:
     help=f"Crawl at most N pages per path (URLs that differ only in the query) [default: no "
     f"limit; the demo: {DEMO_PER_PATH}].",
 )
-@cli.browser_options
+@cli.grid_browser_options
 def check(
     urls: tuple[str, ...],
     crawl: int | None,
@@ -189,7 +189,10 @@ def check(
 
     Exit status: 0 when no error was found (with --strict: no warning either), 1 when one was,
     2 for a usage error, 3 when the browser or the page could not be reached.
+    With --connect given several times (or --connect-file), the pages are spread over all those
+    browser servers; a page whose browser disconnects is checked again on another one.
     """
+    endpoints = cli.endpoints_from(kwargs)
     browser = cli.options_from(kwargs)
     for url in urls:
         cli.check_url(url)
@@ -214,6 +217,11 @@ def check(
 
     async def body(targets: list[str]) -> CheckReport:
         with _Display(cli.err) as display:
+            if len(endpoints) > 1:
+                async with cli.open_browsers(browser, endpoints) as grid:
+                    return await check_urls(
+                        grid, targets, options, on_progress=display, names=endpoints
+                    )
             async with cli.open_browser(browser) as opened:
                 return await check_urls(opened, targets, options, on_progress=display)
 

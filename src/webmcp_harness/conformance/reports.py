@@ -653,6 +653,17 @@ def skipped_lines(report: CheckReport, limit: int = 6) -> list[str]:
     not_visited = report.options.get("pagesNotVisited")
     if isinstance(not_visited, int) and not_visited:
         lines.append(f"{not_visited:,} pages not visited: more than --max-pages")
+    retried = report.options.get("retried")
+    if isinstance(retried, list) and retried:
+        why: dict[str, int] = {}
+        for entry in retried:
+            if isinstance(entry, dict):
+                reason = _plain(str(entry.get("reason", "")), 160)
+                why[reason] = why.get(reason, 0) + 1
+        lines.extend(
+            f"{count:,} pages checked again on another browser: {reason}"
+            for reason, count in sorted(why.items(), key=lambda item: -item[1])
+        )
     return lines
 
 

@@ -1,6 +1,8 @@
 """The check runner: visits pages (crawling if asked), runs every check family, builds a report.
 
-One browser; `workers` pages at a time, each in its own browser context. Everything that waits on
+One browser, or several (a grid: the pages are spread over them, and a browser that disconnects
+mid-run has its pages checked again on another); `workers` pages at a time per browser, each in
+its own browser context. Everything that waits on
 the page is bounded, so a hostile or broken page (one that never finishes loading, hangs a tool,
 navigates away mid-call, crashes its renderer, registers 10,000 tools) ends as findings, never as
 a hang or a crash of the checker.
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import itertools
 import re
 import time
@@ -85,6 +88,7 @@ _SETTLE_CAP = 2.0  # seconds at most spent waiting for the tool list to stop cha
 # Static checks run on the event loop, a few tools at a time: in a thread they would hold the GIL
 # against the loop, and other pages' calls would time out while it waits.
 _CHUNK = 20
+_LOST_WAIT = 1.0  # seconds a failed page waits for its browser's disconnected event (grid)
 _NAVIGATION_GRACE = 0.5  # seconds for a navigation seen in the page to reach the checker
 _NOT_PAGES = re.compile(  # links to files, not pages: the crawl skips them
     r"\.(?:png|jpe?g|gif|svg|webp|ico|bmp|css|m?js|json|xml|txt|pdf|zip|t?gz|bz2|xz|7z|rar|tar|"
@@ -299,24 +303,43 @@ class _Visit:
     during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
     led_by: dict[tuple[str, str], str] = field(default_factory=dict)  # explored tool -> call
     reported: set[tuple[str, str]] = field(default_factory=set)
+    browser: Browser | None = None  # where the page is checked (None: the checker's first)
+
+
+@dataclass
+class _Node:
+    """One browser of a grid run, and whether it disconnected."""
+
+    browser: Browser
+    name: str
+    dead: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class Checker:
-    """Checks pages in one browser and returns a CheckReport.
+    """Checks pages in one browser (or spread over several) and returns a CheckReport.
 
-    prepare_context is awaited with each new browser context before its page opens (to add
+    With several browsers, `options.workers` pages run at once in each; names (their endpoints)
+    say in the report which one disconnected. prepare_context is awaited with each new browser context before its page opens (to add
     cookies, routes or bindings). on_progress hears when pages start and finish.
     """
 
     def __init__(
         self,
-        browser: Browser,
+        browser: Browser | Sequence[Browser],
         options: CheckOptions | None = None,
         *,
         on_progress: ProgressCallback | None = None,
         prepare_context: ContextHook | None = None,
+        names: Sequence[str] | None = None,
     ) -> None:
-        self.browser = browser
+        browsers = list(browser) if isinstance(browser, Sequence) else [browser]
+        if not browsers:
+            raise ValueError("Checker needs at least one browser")
+        self.browser = browsers[0]
+        self.browsers = browsers
+        self.names = list(names or ())
+        self._retried: list[dict[str, str]] = []
+        self._nodes: list[_Node] = []
         self.options = options or CheckOptions()
         self.on_progress = on_progress
         self.prepare_context = prepare_context
@@ -341,9 +364,12 @@ class Checker:
         self._queue = asyncio.Queue()
         for url in urls:
             self._enqueue(url, 0, seed=True)
-        workers = [
-            asyncio.ensure_future(self._worker()) for _ in range(max(1, self.options.workers))
-        ]
+        if len(self.browsers) == 1:
+            workers = [
+                asyncio.ensure_future(self._worker()) for _ in range(max(1, self.options.workers))
+            ]
+        else:
+            workers = self._grid_workers()
         try:
             await self._queue.join()
         finally:
@@ -364,6 +390,10 @@ class Checker:
             report.records.extend(visit.records)
         if self._skipped_pages:
             report.options["pagesNotVisited"] = self._skipped_pages
+        if len(self.browsers) > 1:
+            report.options["browsers"] = len(self.browsers)
+        if self._retried:
+            report.options["retried"] = list(self._retried)
         report.ended = time.time()
         return report
 
@@ -385,23 +415,104 @@ class Checker:
         assert self._queue is not None
         self._queue.put_nowait((key, depth, seed))
 
-    async def _worker(self) -> None:
+    async def _worker(self, node: _Node | None = None) -> None:
+        """Check pages from the queue (in node's browser, until it disconnects)."""
         assert self._queue is not None
-        while True:
-            url, depth, seed = await self._queue.get()
-            try:
-                self._progress("start", url)
-                visit = await self.check_page(url, depth=depth, seed=seed)
-                self._done[url] = visit
-                self._follow(visit)  # the links found since the probe (a form's result page)
-                self._progress("done", url, visit)
-            except asyncio.CancelledError:
-                if _cancelled_from_outside():
-                    raise
-            except Exception:  # run() reports the page as not checked
-                pass
-            finally:
-                self._queue.task_done()
+        dead = asyncio.ensure_future(node.dead.wait()) if node is not None else None
+        try:
+            while True:
+                url, depth, seed = await self._queue.get()
+                try:
+                    if not await self._take(url, depth, seed, node, dead):
+                        return
+                except asyncio.CancelledError:
+                    if _cancelled_from_outside():
+                        raise
+                except Exception:  # run() reports the page as not checked
+                    pass
+                finally:
+                    self._queue.task_done()
+        finally:
+            if dead is not None:
+                dead.cancel()
+
+    async def _take(
+        self, url: str, depth: int, seed: bool, node: _Node | None, dead: asyncio.Future[Any] | None
+    ) -> bool:
+        """Check one page; False when node's browser is gone (the page then goes back)."""
+        if node is None or dead is None:
+            self._progress("start", url)
+            visit = await self.check_page(url, depth=depth, seed=seed)
+        else:
+            if node.dead.is_set():
+                self._again(url, depth, seed, node, started=False)
+                return False
+            self._progress("start", url)
+            page = asyncio.ensure_future(
+                self.check_page(url, depth=depth, seed=seed, browser=node.browser)
+            )
+            await asyncio.wait({page, dead}, return_when=asyncio.FIRST_COMPLETED)
+            if page.done() and page.result().result.error and not node.dead.is_set():
+                # Playwright closes a lost browser's pages first, the browser a task later:
+                # a page that failed may have failed for that.
+                await asyncio.wait({dead}, timeout=_LOST_WAIT)
+            if not node.browser.is_connected():
+                self._lost(node)
+            if node.dead.is_set():  # its findings are those of a browser going away
+                page.cancel()
+                await asyncio.gather(page, return_exceptions=True)
+                self._again(url, depth, seed, node, started=True)
+                return False
+            visit = page.result()
+        self._done[url] = visit
+        self._follow(visit)  # the links found since the probe (a form's result page)
+        self._progress("done", url, visit)
+        return True
+
+    # -- a grid: several browsers --------------------------------------------------------
+    def _grid_workers(self) -> list[asyncio.Task[None]]:
+        """options.workers workers per browser, all taking pages from the one queue."""
+        workers: list[asyncio.Task[None]] = []
+        for index, browser in enumerate(self.browsers):
+            name = self.names[index] if index < len(self.names) else f"browser {index + 1}"
+            node = _Node(browser, name)
+            self._nodes.append(node)
+            browser.on("disconnected", functools.partial(self._lost_browser, node))
+            if not browser.is_connected():
+                self._lost(node)
+            for _ in range(max(1, self.options.workers)):
+                workers.append(asyncio.create_task(self._worker(node)))
+        return workers
+
+    def _lost_browser(self, node: _Node, _browser: Browser) -> None:
+        self._lost(node)
+
+    def _lost(self, node: _Node) -> None:
+        """node's browser disconnected: when it was the last, the queued pages cannot be checked."""
+        node.dead.set()
+        if any(not n.dead.is_set() for n in self._nodes) or self._queue is None:
+            return
+        while not self._queue.empty():
+            url, depth, seed = self._queue.get_nowait()
+            self._again(url, depth, seed, node, started=False)
+            self._queue.task_done()
+
+    def _again(self, url: str, depth: int, seed: bool, node: _Node, *, started: bool) -> None:
+        """Check url on another browser, or, with none left, report it as not checked."""
+        if started:
+            self._retried.append(
+                {"url": url, "reason": f"{node.name} disconnected while checking it"}
+            )
+        if any(not n.dead.is_set() for n in self._nodes):
+            assert self._queue is not None
+            self._queue.put_nowait((url, depth, seed))
+            return
+        visit = _Visit(url, depth, seed, Collector(url), PageResult(url=url, calls=[]))
+        message = f"This page could not be checked: every browser disconnected ({node.name} last)."
+        visit.col.add("discovery.page-load", message)
+        visit.result.error = message
+        self._done[url] = visit
+        self._progress("done", url, visit)
 
     def _follow(self, visit: _Visit) -> None:
         """Queue the same-origin pages visit links to (as soon as they are known, so the next
@@ -437,10 +548,13 @@ class Checker:
             )
 
     # -- one page --------------------------------------------------------------------------
-    async def check_page(self, url: str, *, depth: int = 0, seed: bool = True) -> _Visit:
-        """Every check on one page. Never raises for what the page does."""
+    async def check_page(
+        self, url: str, *, depth: int = 0, seed: bool = True, browser: Browser | None = None
+    ) -> _Visit:
+        """Every check on one page (in browser, else the first). Never raises for the page."""
         started = time.monotonic()
         visit = _Visit(url, depth, seed, Collector(url), PageResult(url=url, calls=[]))
+        visit.browser = browser
         try:
             await self._check_page(visit)
             await self._check_errors(visit)
@@ -617,7 +731,9 @@ class Checker:
         """A new context, its page, and a session attached before anything loads."""
         options = self.options
         width, height = options.viewport
-        context = await self.browser.new_context(viewport={"width": width, "height": height})
+        context = await (visit.browser or self.browser).new_context(
+            viewport={"width": width, "height": height}
+        )
         visit.context = context
         context.set_default_timeout(options.page_timeout * 1000)
         await context.add_init_script(_COUNT_NAVIGATIONS_JS)
@@ -1141,15 +1257,18 @@ def _frame_for(page: Page, tool: Tool, session: WebMCPSession) -> Frame | None:
 
 
 async def check_urls(
-    browser: Browser,
+    browser: Browser | Sequence[Browser],
     urls: Sequence[str],
     options: CheckOptions | None = None,
     *,
     on_progress: ProgressCallback | None = None,
     prepare_context: ContextHook | None = None,
+    names: Sequence[str] | None = None,
 ) -> CheckReport:
-    """Check urls in browser and return the report (see Checker)."""
-    checker = Checker(browser, options, on_progress=on_progress, prepare_context=prepare_context)
+    """Check urls in browser (or spread over several browsers) and return the report (Checker)."""
+    checker = Checker(
+        browser, options, on_progress=on_progress, prepare_context=prepare_context, names=names
+    )
     return await checker.run(urls)
 
 

@@ -1,0 +1,223 @@
+"""`check` over several browser servers: each page once, the same findings as a local run, and
+the pages of a server that dies mid-run checked on another one."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grid_servers import RunServer
+from webmcp_harness import serve_folder
+from webmcp_harness.browser import connect, launch
+from webmcp_harness.conformance.reports import CheckReport, render_summary
+from webmcp_harness.conformance.runner import CheckOptions, Progress, check_urls
+
+PAGES = 16  # the issue asks for 40; 16 keeps the suite within its time (see the closing note)
+NEXT = 5  # each page links to the next five
+
+
+def _page(index: int) -> str:
+    links = "".join(
+        f'<a href="/p{n}">page {n}</a> ' for n in range(index + 1, min(index + 1 + NEXT, PAGES))
+    )
+    tools = [f"page{index}_info"] + ([f"page{index}_stock"] if index % 2 else [])
+    scripts = "".join(
+        "document.modelContext.registerTool({"
+        f'name: "{name}", description: "Tells what page {index} holds, for an agent.", '
+        'inputSchema: {type: "object", properties: {}}, annotations: {readOnlyHint: true}, '
+        f'execute: async () => "page {index}"}});'
+        for name in tools
+    )
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Page {index}</title>'
+        f"</head><body><h1>Page {index}</h1><p>{links}</p><script>{scripts}</script></body></html>"
+    )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("site")
+    (folder / "index.html").write_text(_page(0), encoding="utf-8")
+    for index in range(1, PAGES):
+        (folder / f"p{index}.html").write_text(_page(index), encoding="utf-8")
+    server = serve_folder(folder)
+    yield server.url.rstrip("/") + "/"
+    server.stop()
+
+
+OPTIONS = CheckOptions(crawl=PAGES, workers=2, timeout=20)
+
+
+def _findings(report: CheckReport) -> list[tuple[str, str, str | None, str, str]]:
+    """The findings, in an order that does not depend on which page finished first."""
+    return sorted((f.page, f.check, f.tool, f.severity.value, f.message) for f in report.findings)
+
+
+async def _local(url: str) -> CheckReport:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await launch(p)
+        try:
+            return await check_urls(browser, [url], OPTIONS)
+        finally:
+            await browser.close()
+
+
+async def _grid(
+    url: str,
+    endpoints: list[str],
+    *,
+    on_progress: Any = None,
+    prepare_context: Any = None,
+) -> tuple[CheckReport, list[Any]]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        grid = [await connect(p, ws_endpoint=ws) for ws in endpoints]
+        try:
+            report = await check_urls(
+                grid,
+                [url],
+                OPTIONS,
+                on_progress=on_progress,
+                prepare_context=prepare_context,
+                names=endpoints,
+            )
+        finally:
+            for browser in grid:
+                if browser.is_connected():
+                    await browser.close()
+        return report, grid
+
+
+@pytest.fixture(scope="module")
+def local_report(site: str) -> CheckReport:
+    return asyncio.run(_local(site))
+
+
+def test_the_pages_are_spread_over_both_servers_and_each_is_checked_once(
+    site: str, unsafe_server: str, node: str, local_report: CheckReport
+) -> None:
+    used: dict[int, int] = {}
+
+    async def count(context: Any) -> None:
+        used[id(context.browser)] = used.get(id(context.browser), 0) + 1
+
+    report, grid = asyncio.run(_grid(site, [unsafe_server, node], prepare_context=count))
+    urls = [page.url for page in report.pages]
+    assert len(urls) == PAGES
+    assert len(set(urls)) == PAGES
+    assert sorted(urls) == sorted(page.url for page in local_report.pages)
+    assert all(page.error is None for page in report.pages)
+    assert all(used.get(id(browser), 0) > 0 for browser in grid), used
+    assert _findings(report) == _findings(local_report)
+    assert report.options["browsers"] == 2
+    assert "retried" not in report.options
+
+
+def test_the_pages_of_a_server_that_dies_are_checked_on_the_other(
+    site: str, browsers: Path, node: str, local_report: CheckReport
+) -> None:
+    victim = RunServer(unsafe=True, browsers=browsers)
+    done: list[str] = []
+    killed: list[bool] = []
+
+    def progress(event: Progress) -> None:
+        if event.event == "done":
+            done.append(event.url)
+
+    async def kill_when_busy(context: Any) -> None:
+        # A page is about to open in the victim's browser, and a few are done: kill it now.
+        if not killed and len(done) >= 3 and context.browser is grid_browsers[0]:
+            killed.append(True)
+            os.killpg(victim.process.pid, signal.SIGKILL)
+
+    grid_browsers: list[Any] = []
+
+    async def run() -> CheckReport:
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            grid_browsers.extend([await connect(p, ws_endpoint=victim.ws)])
+            grid_browsers.append(await connect(p, ws_endpoint=node))
+            try:
+                return await check_urls(
+                    grid_browsers,
+                    [site],
+                    OPTIONS,
+                    on_progress=progress,
+                    prepare_context=kill_when_busy,
+                    names=[victim.ws, node],
+                )
+            finally:
+                if grid_browsers[1].is_connected():
+                    await grid_browsers[1].close()
+
+    try:
+        report = asyncio.run(run())
+    finally:
+        victim.process.wait(10)
+    assert killed
+    urls = [page.url for page in report.pages]
+    assert sorted(urls) == sorted(page.url for page in local_report.pages)
+    assert [(page.url, page.error) for page in report.pages if page.error] == []
+    assert _findings(report) == _findings(local_report)
+    retried = report.options["retried"]
+    assert retried
+    assert all(victim.ws in entry["reason"] for entry in retried)
+    assert {entry["url"] for entry in retried} <= set(urls)
+    assert "checked again on another browser" in render_summary(report)
+
+
+HARNESS = str(Path(sys.executable).with_name("webmcp-harness"))
+
+
+def test_the_cli_spreads_a_check_over_the_servers_of_a_connect_file(
+    site: str, unsafe_server: str, node: str, tmp_path: Path
+) -> None:
+    listed = tmp_path / "grid.txt"
+    listed.write_text(f"# the grid\n{unsafe_server}\n\n{node}  # the node\n", encoding="utf-8")
+    done = subprocess.run(
+        [
+            HARNESS,
+            "check",
+            site,
+            "--crawl",
+            "2",
+            "--max-pages",
+            "6",
+            "--json",
+            "--connect-file",
+            listed,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert len({page["url"] for page in report["pages"]}) == 6
+    assert report["options"]["browsers"] == 2
+
+
+def test_an_endpoint_that_is_not_a_websocket_is_a_usage_error(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [HARNESS, "check", "http://127.0.0.1:9/", "--connect", "ws://a:1/", "--connect", "grid:2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "is not a ws:// or wss:// endpoint" in " ".join(done.stderr.split())

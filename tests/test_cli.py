@@ -130,7 +130,7 @@ def test_tools_is_one_line_a_tool_within_80_columns(webmcp_demo_url: str) -> Non
     assert ran.code == EXIT_OK, ran.err
     lines = ran.out.rstrip("\n").splitlines()
     assert lines[0].startswith("8 tools at ")
-    assert len(lines) == 3 + 7  # title, header, rule, a line per tool
+    assert len(lines) == 3 + 8  # title, header, rule, a line per tool
     assert max(len(line) for line in lines) <= 80
     assert lines[1].split() == ["name", "kind", "parameters", "frame", "description"]
     kinds = {line.split()[1] for line in lines[3:]}

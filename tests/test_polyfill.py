@@ -375,7 +375,9 @@ def test_a_demo_scenario_through_a_polyfill_gives_the_tables_code(
     for (polyfill, _), got in zip(RUNS, aio.run(both()), strict=True):
         why = f"{polyfill}: " + json.dumps(got.record, default=str)[:2000]
         # the tool's own source (a call to a tool the page lacks reaches none)
-        assert got.backend == ("none" if scenario["expect"] == "unavailable" else "inpage"), why
+        assert got.backend == (
+            "none" if polyfill_code(scenario_id) == "unavailable" else "inpage"
+        ), why
         assert got.code == polyfill_code(scenario_id), why
         text = _text(got.result)
         # What the codes do not show (POLYFILL_NOTES), and the text surviving the lost code.

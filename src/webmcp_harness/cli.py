@@ -122,7 +122,8 @@ def tools_table(
     ]
     gap = "  "
     room = width - len(gap) * len(widths) - 16  # leave 16 columns at least to the description
-    floors = [widths[0], widths[1], 8, *([16] if framed else [])]  # parameters shrink first
+    # the parameters shrink first, never below their header
+    floors = [widths[0], widths[1], 10, *([16] if framed else [])]
     for i in range(2, len(widths)):
         while sum(widths) > room and widths[i] > floors[i]:
             widths[i] -= 1

@@ -79,12 +79,15 @@ def kind_of(tool: dict[str, Any]) -> str:
 
 
 def _short_frame(frame_url: str, main_url: str) -> str:
-    """A frame's URL as the table shows it: empty for the main frame, a path on the same origin."""
+    """A frame's URL as the table shows it: empty for the main frame, a path on the same origin,
+    host and path on another."""
     if frame_url == main_url:
         return ""
     here, there = urlsplit(main_url), urlsplit(frame_url)
     if (here.scheme, here.netloc) == (there.scheme, there.netloc):
         return urlunsplit(("", "", there.path or "/", there.query, there.fragment))
+    if there.netloc:  # another origin: its host says where (the path follows if there is room)
+        return there.netloc + (there.path if there.path != "/" else "")
     return frame_url
 
 

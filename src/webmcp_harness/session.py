@@ -591,6 +591,12 @@ class WebMCPSession:
         self, name: str, frame: str | None, deadline: float
     ) -> tuple[Tool | None, list[Tool]]:
         """The tool to call, waiting for a late one within the deadline; and the tools there."""
+        # A native tool of any frame is known without a round trip (a cross-site widget's, say);
+        # listing every source asks each frame's script.
+        native = await self.backend.native_tools()
+        tool = self._find(native, name, frame)
+        if tool is not None:
+            return tool, native
         tools = await self.backend.list_tools()
         tool = self._find(tools, name, frame)
         if tool is not None:

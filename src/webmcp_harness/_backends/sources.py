@@ -87,6 +87,10 @@ class Sources:
         native = await self.cdp.list_tools() if self.cdp is not None else []
         return native + script
 
+    async def native_tools(self) -> list[Tool]:
+        """The native tools as the CDP source knows them now: its events keep them, no round trip."""
+        return await self.cdp.list_tools() if self.cdp is not None else []
+
     def main_frame_tool(self, name: str) -> Tool | None:
         """The main frame's native tool called name, without a round trip (the call's fast path)."""
         return self.cdp.main_frame_tool(name) if self.cdp is not None else None

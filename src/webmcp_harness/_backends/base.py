@@ -85,6 +85,16 @@ class CallRefusedError(BackendError):
     """The page is there and has the tool, but refused to start the call."""
 
 
+def frame_chain(parents: dict[str, str | None], frame_id: str) -> list[str]:
+    """frame_id, then its parent, and so on up to the main frame (at most 64, loops cut)."""
+    chain: list[str] = []
+    current: str | None = frame_id
+    while current is not None and current not in chain and len(chain) < 64:
+        chain.append(current)
+        current = parents.get(current)
+    return chain
+
+
 def origin_of(url: str) -> str:
     """scheme://host[:port] of url; "" for URLs without one (about:blank, data:)."""
     parts = urlsplit(url)

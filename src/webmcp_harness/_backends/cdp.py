@@ -26,6 +26,7 @@ from .base import (
     TargetGoneError,
     ToolNotFoundError,
     ToolsChanged,
+    frame_chain,
     origin_of,
 )
 
@@ -267,12 +268,7 @@ class CdpBackend:
         return self._tools.get((self.main_frame_id, name))
 
     def ancestors(self, frame_id: str) -> list[str]:
-        chain: list[str] = []
-        current: str | None = frame_id
-        while current is not None and current not in chain and len(chain) < 64:
-            chain.append(current)
-            current = self._parents.get(current)
-        return chain
+        return frame_chain(self._parents, frame_id)
 
     async def sync(self) -> None:
         """Round trip to every target once frames being attached are, so their events are in."""

@@ -32,6 +32,7 @@ from .base import (
     TargetGoneError,
     ToolNotFoundError,
     ToolsChanged,
+    frame_chain,
     origin_of,
 )
 
@@ -363,12 +364,7 @@ class InPageBackend:
 
     def ancestors(self, frame_id: str) -> list[str]:
         """frame_id, then its parent, and so on up to the main frame."""
-        chain: list[str] = []
-        current: str | None = frame_id
-        while current is not None and current not in chain and len(chain) < 64:
-            chain.append(current)
-            current = self._parents.get(current)
-        return chain
+        return frame_chain(self._parents, frame_id)
 
     async def sync(self) -> None:
         """Nothing to flush: list_tools reads every frame now."""

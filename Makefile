@@ -10,7 +10,7 @@ demo: setup
 
 # Lint, type-check and run the whole test suite.
 test: setup lint
-	.venv/bin/python -m pytest -n 2 -q
+	.venv/bin/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder -q
 
 lint:
 	.venv/bin/ruff check src tests bench

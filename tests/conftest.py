@@ -27,6 +27,29 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+# The test files that take longest, longest first. The suite runs with `--dist loadfile
+# --no-loadscope-reorder` (the Makefile), so each file's module fixtures (browsers, grid servers,
+# whole check runs) are set up once, and starting these first lets both workers end together.
+LONGEST_FIRST = (
+    "test_plugin.py",
+    "test_check.py",
+    "test_docs.py",
+    "test_hostile.py",
+    "test_grid_check.py",
+    "test_grid_plugin.py",
+    "test_snapshots.py",
+    "test_coverage.py",
+    "test_polyfill.py",
+    "test_mcp_server.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put the longest files first (a stable sort: the order within a file is kept)."""
+    rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 @pytest.fixture(scope="session")
 def pages_url() -> Iterator[str]:
     """Base URL of tests/pages, served on a free port."""

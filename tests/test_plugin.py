@@ -707,6 +707,8 @@ sessions = []
 
 
 def alive():
+    if all(ref() is None for ref in sessions):
+        return []  # freed already: no collection needed
     gc.collect()
     return [n for n, ref in enumerate(sessions) if ref() is not None]
 

@@ -249,9 +249,12 @@ def write_flat_site(root: Path, pages: int) -> None:
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _cpu_by_group() -> dict[int, float]:
-    """CPU seconds (user + system, reaped children included) by process group, from /proc."""
-    groups: dict[int, float] = {}
+def _cpu_by_tree(roots: dict[str, int]) -> dict[str, float]:
+    """CPU seconds (user + system, reaped children included) of each root process with all its
+    descendants, from /proc (a browser's processes are its launcher's descendants, though in a
+    process group of their own); a root inside another's tree is left out of that one."""
+    parent: dict[int, int] = {}
+    used: dict[int, float] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -260,9 +263,17 @@ def _cpu_by_group() -> dict[int, float]:
         except OSError:
             continue
         fields = stat[stat.rindex(")") + 2 :].split()
-        used = sum(int(x) for x in fields[11:15]) / _TICK
-        groups[int(fields[2])] = groups.get(int(fields[2]), 0.0) + used
-    return groups
+        parent[int(entry.name)] = int(fields[1])
+        used[int(entry.name)] = sum(int(x) for x in fields[11:15]) / _TICK
+    owner = {pid: name for name, pid in roots.items()}
+    totals = dict.fromkeys(roots, 0.0)
+    for pid, seconds in used.items():
+        walk = pid
+        while walk not in owner and walk in parent and walk > 1:
+            walk = parent[walk]
+        if walk in owner:
+            totals[owner[walk]] += seconds
+    return totals
 
 
 def _own_cpu() -> float:
@@ -285,7 +296,8 @@ async def _grid_rate(
     seconds per page of each process (groups: node name -> its process group)."""
     from webmcp_harness.browser import connect
 
-    before, own, machine = _cpu_by_group(), _own_cpu(), _machine_busy()
+    roots = {**groups, "ours": os.getpid()}
+    before, own, machine = _cpu_by_tree(roots), _own_cpu(), _machine_busy()
     async with async_playwright() as p:
         grid = [await connect(p, ws_endpoint=ws) for ws in endpoints]
         started = time.perf_counter()
@@ -293,16 +305,15 @@ async def _grid_rate(
         took = time.perf_counter() - started
         for browser in grid:
             await browser.close()
-    after, own_after, machine_after = _cpu_by_group(), _own_cpu(), _machine_busy()
+    after, own_after, machine_after = _cpu_by_tree(roots), _own_cpu(), _machine_busy()
     pages = max(len(report.pages), 1)
-    used = {name: after.get(g, 0.0) - before.get(g, 0.0) for name, g in groups.items()}
-    mine = os.getpgrp()  # this process and its Playwright driver
+    used = {name: after[name] - before[name] for name in roots}  # "ours": checker + driver
     row = {"pages_per_second": len(report.pages) / took, "checker": (own_after - own) / pages}
-    row["driver"] = (after.get(mine, 0.0) - before.get(mine, 0.0) - (own_after - own)) / pages
+    row["driver"] = (used.pop("ours") - (own_after - own)) / pages
     row.update({name: seconds / pages for name, seconds in used.items()})
     busy, total = machine_after[0] - machine[0], machine_after[1] - machine[1]
     row["machine_busy"] = busy / total if total else float("nan")
-    row["ours_cores"] = (after.get(mine, 0.0) - before.get(mine, 0.0) + sum(used.values())) / took
+    row["ours_cores"] = (row["checker"] + row["driver"] + sum(used.values()) / pages) * pages / took
     return row
 
 
@@ -320,7 +331,7 @@ def measure_grid(repeat: int, latency: float) -> tuple[dict[str, float], list[di
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder, BrowserServer() as a, BrowserServer() as b:
         write_flat_site(Path(folder), 40)
-        groups = {"node A": a.pid or 0, "node B": b.pid or 0}
+        groups = {"node A": a.pid or 0, "node B": b.pid or 0}  # each with its browser
         for delay in (0.0, latency):
             label = f"{delay * 1000:.0f} ms latency" if delay else "from disk"
             with serve(Path(folder), delay) as base:

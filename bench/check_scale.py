@@ -15,9 +15,13 @@ the same demo server, launches the same browser with the same flags, and opens t
 (4 at a time, a context each, to their load event), with nothing else. Target: at most 2x.
 
 With `--grid`: a 40-page site checked over one and over two `webmcp-harness browser-server`
-nodes (`--workers 2` each; pages per second, target >= 1.6x), and the peak RSS of the harness
-process (`webmcp-harness check` in a new process, VmHWM) over a 100- and a 1,000-page site
-(target: within 1.2x). `--rss-pages 100,300` picks the sizes.
+nodes (`--workers 2` per browser both times; pages per second, target >= 1.6x), once as served
+from disk and once with `--latency` ms (default 300) before each response, as a real site's
+server takes; with the CPU seconds per page of each process (the checker, its Playwright driver,
+each node with its browser) and how busy the machine's cores were, which say what limits it.
+And the peak RSS of the harness process (`webmcp-harness check` in a new process, VmHWM) over a
+100- and a 1,000-page site (target: within 1.2x). `--rss-pages 100,300` picks the sizes
+(`--rss-pages ""`: none).
 
 It prints the ratios first; the medians of the runs are the seconds in the columns after them.
 """
@@ -96,13 +100,21 @@ def write_site(root: Path) -> None:
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
+    delay = 0.0  # seconds before each response (a remote server's latency)
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 
+    def do_GET(self) -> None:
+        if self.delay:
+            time.sleep(self.delay)  # the latency being simulated, in the server's own thread
+        super().do_GET()
+
 
 @contextmanager
-def serve(root: Path) -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(root))
+def serve(root: Path, delay: float = 0.0) -> Iterator[str]:
+    quiet = type("_Delayed", (_Quiet,), {"delay": delay}) if delay else _Quiet
+    handler = functools.partial(quiet, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -234,10 +246,58 @@ def write_flat_site(root: Path, pages: int) -> None:
         )
 
 
-async def _grid_rate(url: str, endpoints: list[str], options: CheckOptions) -> float:
-    """Pages per second of a check of url spread over the browsers of endpoints."""
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_by_tree(roots: dict[str, int]) -> dict[str, float]:
+    """CPU seconds (user + system, reaped children included) of each root process with all its
+    descendants, from /proc (a browser's processes are its launcher's descendants, though in a
+    process group of their own); a root inside another's tree is left out of that one."""
+    parent: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        parent[int(entry.name)] = int(fields[1])
+        used[int(entry.name)] = sum(int(x) for x in fields[11:15]) / _TICK
+    owner = {pid: name for name, pid in roots.items()}
+    totals = dict.fromkeys(roots, 0.0)
+    for pid, seconds in used.items():
+        walk = pid
+        while walk not in owner and walk in parent and walk > 1:
+            walk = parent[walk]
+        if walk in owner:
+            totals[owner[walk]] += seconds
+    return totals
+
+
+def _own_cpu() -> float:
+    """CPU seconds of this process alone (the checker, and the site's HTTP server threads)."""
+    fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def _machine_busy() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the whole machine so far, from /proc/stat."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]
+    return (sum(ticks) - idle) / _TICK, sum(ticks) / _TICK
+
+
+async def _grid_rate(
+    url: str, endpoints: list[str], options: CheckOptions, groups: dict[str, int]
+) -> dict[str, float]:
+    """Pages per second of a check of url spread over the browsers of endpoints, and the CPU
+    seconds per page of each process (groups: node name -> its process group)."""
     from webmcp_harness.browser import connect
 
+    roots = {**groups, "ours": os.getpid()}
+    before, own, machine = _cpu_by_tree(roots), _own_cpu(), _machine_busy()
     async with async_playwright() as p:
         grid = [await connect(p, ws_endpoint=ws) for ws in endpoints]
         started = time.perf_counter()
@@ -245,29 +305,49 @@ async def _grid_rate(url: str, endpoints: list[str], options: CheckOptions) -> f
         took = time.perf_counter() - started
         for browser in grid:
             await browser.close()
-    return len(report.pages) / took
+    after, own_after, machine_after = _cpu_by_tree(roots), _own_cpu(), _machine_busy()
+    pages = max(len(report.pages), 1)
+    used = {name: after[name] - before[name] for name in roots}  # "ours": checker + driver
+    row = {"pages_per_second": len(report.pages) / took, "checker": (own_after - own) / pages}
+    row["driver"] = (used.pop("ours") - (own_after - own)) / pages
+    row.update({name: seconds / pages for name, seconds in used.items()})
+    busy, total = machine_after[0] - machine[0], machine_after[1] - machine[1]
+    row["machine_busy"] = busy / total if total else float("nan")
+    row["ours_cores"] = (row["checker"] + row["driver"] + sum(used.values()) / pages) * pages / took
+    return row
 
 
-def measure_grid(repeat: int) -> tuple[dict[str, float], list[dict[str, Any]]]:
-    """Pages per second over one and two grid nodes, alternating runs."""
+def _median_row(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {key: statistics.median(r.get(key, 0.0) for r in runs) for key in runs[0]}
+
+
+def measure_grid(repeat: int, latency: float) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """Pages per second over one and two grid nodes (workers 2 per browser), alternating runs,
+    for the pages as served from disk and with latency seconds before each response."""
     from webmcp_harness.grid import BrowserServer
 
     options = CheckOptions(crawl=1, workers=2, timeout=20)
+    ratios: dict[str, float] = {}
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder, BrowserServer() as a, BrowserServer() as b:
         write_flat_site(Path(folder), 40)
-        with serve(Path(folder)) as base:
-            url = f"{base}/index.html"
-            asyncio.run(_grid_rate(url, [a.ws_endpoint], options))  # warm-up
-            one, two = [], []
-            for _ in range(repeat):
-                one.append(asyncio.run(_grid_rate(url, [a.ws_endpoint], options)))
-                two.append(asyncio.run(_grid_rate(url, [a.ws_endpoint, b.ws_endpoint], options)))
-    rows = [
-        {"name": "grid: 40 pages, 1 server", "pages_per_second": statistics.median(one)},
-        {"name": "grid: 40 pages, 2 servers", "pages_per_second": statistics.median(two)},
-    ]
-    ratio = statistics.median(two) / statistics.median(one)
-    return {"grid: 2 servers / 1 server, pages/s (target >= 1.6)": ratio}, rows
+        groups = {"node A": a.pid or 0, "node B": b.pid or 0}  # each with its browser
+        for delay in (0.0, latency):
+            label = f"{delay * 1000:.0f} ms latency" if delay else "from disk"
+            with serve(Path(folder), delay) as base:
+                url = f"{base}/index.html"
+                asyncio.run(_grid_rate(url, [a.ws_endpoint], options, groups))  # warm-up
+                one, two = [], []
+                for _ in range(repeat):
+                    one.append(asyncio.run(_grid_rate(url, [a.ws_endpoint], options, groups)))
+                    both = [a.ws_endpoint, b.ws_endpoint]
+                    two.append(asyncio.run(_grid_rate(url, both, options, groups)))
+            first, second = _median_row(one), _median_row(two)
+            rows.append({"name": f"grid: 40 pages, {label}, 1 server", **first})
+            rows.append({"name": f"grid: 40 pages, {label}, 2 servers", **second})
+            key = f"grid, {label}: 2 servers / 1 server, pages/s (target >= 1.6)"
+            ratios[key] = second["pages_per_second"] / first["pages_per_second"]
+    return ratios, rows
 
 
 def _peak_rss(argv: list[str]) -> int:
@@ -288,7 +368,7 @@ def _peak_rss(argv: list[str]) -> int:
 
 def measure_rss(sizes: list[int]) -> tuple[dict[str, float], list[dict[str, Any]]]:
     """Peak RSS of `webmcp-harness check` (its own process, not the browser's) by site size."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for size in sizes:
         with tempfile.TemporaryDirectory() as folder:
             write_flat_site(Path(folder), size)
@@ -319,6 +399,9 @@ def main(argv: list[str] | None = None) -> int:
         "--grid", action="store_true", help="only the grid rows: 1 vs 2 servers, peak RSS"
     )
     parser.add_argument("--rss-pages", default="100,1000", help="site sizes for the RSS rows")
+    parser.add_argument(
+        "--latency", type=float, default=300, help="ms before each response (grid rows)"
+    )
     args = parser.parse_args(argv)
     if args.grid:
         return _print_grid(args)
@@ -367,8 +450,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_grid(args: argparse.Namespace) -> int:
-    ratios, rows = measure_grid(max(1, args.repeat))
-    more, rss = measure_rss([int(n) for n in args.rss_pages.split(",")])
+    ratios, rows = measure_grid(max(1, args.repeat), args.latency / 1000)
+    sizes = [int(n) for n in args.rss_pages.split(",") if n.strip()]
+    more, rss = measure_rss(sizes) if sizes else ({}, [])
     ratios.update(more)
     if args.json:
         print(json.dumps({"ratios": ratios, "rows": rows + rss}, indent=2))
@@ -379,6 +463,16 @@ def _print_grid(args: argparse.Namespace) -> int:
         print(f"{name:56} {value:6.2f}")
     for row in rows:
         print(f"{row['name']:56} {row['pages_per_second']:6.2f} pages/s")
+    print()
+    print("CPU seconds per page, by process; cores busy (of the machine, and ours):")
+    print(
+        f"{'':44} {'checker':>8} {'driver':>7} {'node A':>7} {'node B':>7} {'busy':>5} {'ours':>5}"
+    )
+    for row in rows:
+        print(
+            f"{row['name']:44} {row['checker']:8.3f} {row['driver']:7.3f} {row['node A']:7.3f} "
+            f"{row['node B']:7.3f} {row['machine_busy']:5.0%} {row['ours_cores']:5.2f}"
+        )
     for row in rss:
         print(f"{row['name']:56} {row['rss_mb']:6.1f} MB ({row['pages']} pages)")
     return 0

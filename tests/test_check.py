@@ -204,9 +204,13 @@ def runs(pages_url: str, black_hole: int, tmp_path_factory: pytest.TempPathFacto
     result = Runs()
     html = tmp_path_factory.mktemp("check") / "report.html"
 
-    async def one(browser: Any, name: str, urls: list[str], options: CheckOptions) -> None:
+    async def one(
+        browser: Any, name: str, urls: list[str], options: CheckOptions, stream: bool = False
+    ) -> None:
         started = time.monotonic()
-        result.reports[name] = await check_urls(browser, urls, options, prepare_context=prepare)
+        result.reports[name] = await check_urls(
+            browser, urls, options, prepare_context=prepare, stream=stream
+        )
         result.seconds[name] = time.monotonic() - started
 
     async def body() -> None:
@@ -238,6 +242,13 @@ def runs(pages_url: str, black_hole: int, tmp_path_factory: pytest.TempPathFacto
                     "crawl1",
                     [base + "crawl-start.html"],
                     CheckOptions(load_timeout=30, crawl=1, workers=2, call="none", settle=0.1),
+                ),
+                one(
+                    browser,
+                    "crawl1-streamed",
+                    [base + "crawl-start.html"],
+                    CheckOptions(load_timeout=30, crawl=1, workers=2, call="none", settle=0.1),
+                    stream=True,
                 ),
                 one(
                     browser,
@@ -447,6 +458,20 @@ def test_a_crawl_follows_same_origin_links_to_its_depth_once_each(
         base + n
         for n in ("crawl-start.html", "crawl-b.html", "crawl-c.html?item=1", "crawl-c.html?item=2")
     )
+
+
+def test_a_streamed_check_keeps_its_pages_on_disk_and_finds_the_same(runs: Runs) -> None:
+    streamed, memory = runs.reports["crawl1-streamed"], runs.reports["crawl1"]
+    assert (streamed.pages, streamed.findings, streamed.targets) == ([], [], [])
+    assert streamed.spool is not None
+    assert sorted(p.url for p in streamed.iter_pages()) == sorted(p.url for p in memory.pages)
+
+    def finding(f: Any) -> tuple[str, str, str | None, str]:
+        return (f.page, f.check, f.tool, f.message)
+
+    assert sorted(map(finding, streamed.iter_findings())) == sorted(map(finding, memory.findings))
+    assert sorted(map(str, streamed.iter_targets())) == sorted(map(str, memory.targets))
+    assert streamed.summary() == memory.summary()
 
 
 def test_a_crawl_can_take_one_page_per_path(runs: Runs, pages_url: str) -> None:

@@ -21,7 +21,8 @@ from webmcp_harness.browser import connect, launch
 from webmcp_harness.conformance.reports import CheckReport, render_summary
 from webmcp_harness.conformance.runner import CheckOptions, Progress, check_urls
 
-PAGES = 16  # the issue asks for 40; 16 keeps the suite within its time (see the closing note)
+PAGES = 40  # the issue's site: every page once over both servers, findings as in a local run
+KILLED_PAGES = 16  # pages of the run with a server killed mid-run (the first ones the crawl finds)
 NEXT = 5  # each page links to the next five
 
 
@@ -55,11 +56,19 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 OPTIONS = CheckOptions(crawl=PAGES, workers=2, timeout=20)
+KILLED_OPTIONS = CheckOptions(crawl=PAGES, workers=2, timeout=20, max_pages=KILLED_PAGES)
 
 
-def _findings(report: CheckReport) -> list[tuple[str, str, str | None, str, str]]:
-    """The findings, in an order that does not depend on which page finished first."""
-    return sorted((f.page, f.check, f.tool, f.severity.value, f.message) for f in report.findings)
+def _findings(
+    report: CheckReport, pages: set[str] | None = None
+) -> list[tuple[str, str, str | None, str, str]]:
+    """The findings (on pages, if given), in an order that does not depend on which page
+    finished first."""
+    return sorted(
+        (f.page, f.check, f.tool, f.severity.value, f.message)
+        for f in report.findings
+        if pages is None or f.page in pages
+    )
 
 
 async def _local(url: str) -> CheckReport:
@@ -154,7 +163,7 @@ def test_the_pages_of_a_server_that_dies_are_checked_on_the_other(
                 return await check_urls(
                     grid_browsers,
                     [site],
-                    OPTIONS,
+                    KILLED_OPTIONS,
                     on_progress=progress,
                     prepare_context=kill_when_busy,
                     names=[victim.ws, node],
@@ -169,9 +178,10 @@ def test_the_pages_of_a_server_that_dies_are_checked_on_the_other(
         victim.process.wait(10)
     assert killed
     urls = [page.url for page in report.pages]
-    assert sorted(urls) == sorted(page.url for page in local_report.pages)
+    assert len(set(urls)) == len(urls) == KILLED_PAGES
+    assert set(urls) <= {page.url for page in local_report.pages}
     assert [(page.url, page.error) for page in report.pages if page.error] == []
-    assert _findings(report) == _findings(local_report)
+    assert _findings(report) == _findings(local_report, set(urls))
     retried = report.options["retried"]
     assert retried
     assert all(victim.ws in entry["reason"] for entry in retried)

@@ -97,6 +97,11 @@ class BrowserServer:
                 del self._output[:-50]
         found.set()  # the process ended
 
+    @property
+    def pid(self) -> int | None:
+        """The node's process id while it runs (also its process group, its browsers' too)."""
+        return self._process.pid if self._process is not None else None
+
     def wait(self) -> int:
         """Block until the node stops; returns its exit status."""
         assert self._process is not None

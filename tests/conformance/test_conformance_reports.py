@@ -30,6 +30,7 @@ from webmcp_harness.conformance.reports import (
     write_junit,
 )
 from webmcp_harness.conformance.safety import check_safety
+from webmcp_harness.conformance.spool import PageSpool
 from webmcp_harness.records import BrowserReport, CallRecord, Tool
 
 PAGE = "http://127.0.0.1:1/shop"
@@ -385,3 +386,69 @@ def test_the_summary_says_why_checks_were_skipped_and_points_to_the_html_report(
     assert "--html" in text
     report.options["screenshots"] = True  # an HTML report was asked for: no pointer to it
     assert "add --html" not in render_summary(report, width=200)
+
+
+# --- a spooled report (pages on disk, as `webmcp-harness check` keeps them) -----------------------
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+
+
+def spooled(report: CheckReport) -> CheckReport:
+    """report's pages added one by one to a report with a spool."""
+    copy = CheckReport(
+        started=report.started,
+        ended=report.ended,
+        options=dict(report.options),
+        spool=PageSpool(),
+    )
+    for page in report.pages:
+        collected = Collector(page.url)
+        collected.findings = [f for f in report.findings if f.page == page.url]
+        collected.targets = [t for t in report.targets if t.page == page.url]
+        records = [r for r in report.records if r.frame_url == page.url]
+        copy.add_page(page, collected, records)
+    return copy
+
+
+def text(write: object, report: CheckReport, **kwargs: object) -> str:
+    out = io.StringIO()
+    write(report, out, **kwargs)  # type: ignore[operator]
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_spooled_report_writes_the_same_json_junit_and_html(strict: bool) -> None:
+    memory = build_report(screenshot=PNG, strict=strict)
+    disk = spooled(memory)
+    assert (disk.pages, disk.findings, disk.spool is not None) == ([], [], True)
+    assert text(write_json, disk) == text(write_json, memory)
+    assert text(write_junit, disk) == text(write_junit, memory)
+    assert text(write_junit, disk, strict=not strict) == text(
+        write_junit, memory, strict=not strict
+    )
+    assert text(write_html, disk) == text(write_html, memory)
+    assert to_json(disk) == to_json(memory)
+    assert to_html(disk, title="T") == to_html(memory, title="T")
+    assert [e.attrib for e in to_junit(disk).iter()] == [e.attrib for e in to_junit(memory).iter()]
+
+
+def test_a_spooled_report_sums_up_and_exits_the_same() -> None:
+    memory = build_report()
+    disk = spooled(memory)
+    assert disk.summary() == memory.summary()
+    assert disk.counts() == memory.counts()
+    assert disk.testcases() == memory.testcases()
+    assert (disk.exit_code(), disk.exit_code(strict=True)) == (
+        memory.exit_code(),
+        memory.exit_code(strict=True),
+    )
+    assert list(disk.iter_pages()) == memory.pages
+    assert render_summary(disk) == render_summary(memory)
+    assert render_summary(disk, limit=1) == render_summary(memory, limit=1)
+
+
+def test_an_empty_spooled_report_writes_the_same_reports() -> None:
+    memory = CheckReport(started=1.0, ended=2.0)
+    disk = CheckReport(started=1.0, ended=2.0, spool=PageSpool())
+    for write in (write_json, write_junit, write_html):
+        assert text(write, disk) == text(write, memory)

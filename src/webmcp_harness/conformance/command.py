@@ -220,10 +220,10 @@ def check(
             if len(endpoints) > 1:
                 async with cli.open_browsers(browser, endpoints) as grid:
                     return await check_urls(
-                        grid, targets, options, on_progress=display, names=endpoints
+                        grid, targets, options, on_progress=display, names=endpoints, stream=True
                     )
             async with cli.open_browser(browser) as opened:
-                return await check_urls(opened, targets, options, on_progress=display)
+                return await check_urls(opened, targets, options, on_progress=display, stream=True)
 
     with cli.demo_or(None if demo else urls[0]) as first:
         targets = [first.rstrip("/") + "/"] if demo else list(urls)
@@ -251,6 +251,7 @@ def check(
 
 def _exit_status(report: CheckReport, strict: bool) -> int:
     """The report's status, or EXIT_UNREACHABLE when not one page could be opened."""
-    if report.pages and all(page.error for page in report.pages):
+    errors = [bool(page.error) for page in report.iter_pages()]
+    if errors and all(errors):
         return cli.EXIT_UNREACHABLE
     return report.exit_code(strict)

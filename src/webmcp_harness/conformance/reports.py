@@ -9,12 +9,15 @@ text (no rich markup, no control characters).
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import io
+import json
 import math
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +28,7 @@ from .._text import dumps, no_surrogates, safe_text
 from ..agent.sensitive import redact
 from ..records import CallRecord, Tool
 from .findings import CHECKS, Collector, Finding, Severity, Target
+from .spool import PageBundle, PageSpool
 
 __all__ = [
     "CSP",
@@ -95,9 +99,49 @@ class TestCase:
         return [f for f in self.findings if f.severity.fails(strict=strict)]
 
 
+def _cases(targets: Iterable[Target], findings: Iterable[Finding]) -> list[TestCase]:
+    """One case per check and target: the checks that ran, and any finding's own target."""
+    order: dict[tuple[str, str, str | None, str | None], str | None] = {}
+    for target in targets:
+        key = (target.check, target.page, target.tool, target.frame)
+        if key not in order or order[key] is not None:
+            order[key] = target.skipped
+    by_key: dict[tuple[str, str, str | None, str | None], list[Finding]] = {}
+    for finding in findings:
+        key = (finding.check, finding.page, finding.tool, finding.frame)
+        by_key.setdefault(key, []).append(finding)
+        if key not in order:
+            order[key] = None
+    return [
+        TestCase(
+            check,
+            page,
+            tool,
+            frame,
+            tuple(by_key.get((check, page, tool, frame), ())),
+            skipped if not by_key.get((check, page, tool, frame)) else None,
+        )
+        for (check, page, tool, frame), skipped in order.items()
+    ]
+
+
+@dataclass
+class _Totals:
+    """A spooled report's summary, counted in one pass over its pages."""
+
+    summary: dict[str, Any]
+    used: set[str]  # the check ids its findings and targets name
+
+
 @dataclass
 class CheckReport:
-    """Everything a check run produced; the writers below take it."""
+    """Everything a check run produced; the writers below take it.
+
+    With a spool (`CheckReport(spool=PageSpool())`, as `webmcp-harness check` runs) each page
+    added goes to disk instead of the lists: pages, findings, records and targets stay empty, the
+    `iter_*` methods and the writers read the pages back one at a time, and the reports are the
+    same as those of a report held in memory.
+    """
 
     pages: list[PageResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -106,11 +150,78 @@ class CheckReport:
     ended: float = 0.0
     options: dict[str, Any] = field(default_factory=dict)
     targets: list[Target] = field(default_factory=list)
+    spool: PageSpool | None = field(default=None, repr=False, compare=False)
+    _totals: dict[bool, _Totals] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, collected: Collector) -> None:
         """Take in a collector's findings and the checks it ran."""
         self.findings.extend(collected.findings)
         self.targets.extend(collected.targets)
+
+    def add_page(self, page: PageResult, collected: Collector, records: list[CallRecord]) -> None:
+        """Take in one checked page: its result, findings and checks, and its call records."""
+        if self.spool is None:
+            self.pages.append(page)
+            self.add(collected)
+            self.records.extend(records)
+            return
+        self._totals.clear()
+        self.spool.add(
+            PageBundle(page, list(collected.findings), list(collected.targets), list(records))
+        )
+
+    def iter_pages(self) -> Iterator[PageResult]:
+        """The pages, from memory or (spooled) read back one at a time."""
+        if self.spool is None:
+            yield from self.pages
+        else:
+            yield from (bundle.page for bundle in self.spool)
+
+    def iter_findings(self) -> Iterator[Finding]:
+        """The findings, page by page."""
+        yield from self.findings
+        for bundle in self.spool or ():
+            yield from bundle.findings
+
+    def iter_targets(self) -> Iterator[Target]:
+        """The checks that ran (or were skipped) on what, page by page."""
+        yield from self.targets
+        for bundle in self.spool or ():
+            yield from bundle.targets
+
+    def totals(self, strict: bool) -> _Totals:
+        """The summary of a spooled report (one pass over its pages, then kept)."""
+        if strict in self._totals:
+            return self._totals[strict]
+        counts = {s.value: 0 for s in Severity}
+        used: set[str] = set()
+        pages = tools = calls = checks = failed = skipped = 0
+        for bundle in self.spool or ():
+            pages += 1
+            tools += len(bundle.page.tools)
+            calls += len(bundle.records)
+            for finding in bundle.findings:
+                counts[finding.severity.value] += 1
+                used.add(finding.check)
+            used.update(t.check for t in bundle.targets)
+            cases = _cases(bundle.targets, bundle.findings)
+            checks += len(cases)
+            failed += sum(1 for c in cases if c.failing(strict))
+            skipped += sum(1 for c in cases if c.skipped is not None)
+        passed = not any(counts[s.value] for s in Severity if s.fails(strict=strict))
+        summary = {
+            "passed": passed,
+            "strict": strict,
+            "pages": pages,
+            "tools": tools,
+            "calls": calls,
+            "checks": checks,
+            "checksFailed": failed,
+            "checksSkipped": skipped,
+            "findings": counts,
+        }
+        self._totals[strict] = _Totals(summary, used)
+        return self._totals[strict]
 
     @property
     def strict(self) -> bool:
@@ -122,6 +233,8 @@ class CheckReport:
 
     def counts(self) -> dict[str, int]:
         """Findings by severity: {"error": n, "warning": n, "info": n}."""
+        if self.spool is not None:
+            return dict(self.totals(self.strict).summary["findings"])
         counts = {s.value: 0 for s in Severity}
         for finding in self.findings:
             counts[finding.severity.value] += 1
@@ -130,6 +243,8 @@ class CheckReport:
     def failed(self, strict: bool | None = None) -> bool:
         """Whether an error (or, strict, a warning) was found."""
         strict = self.strict if strict is None else strict
+        if self.spool is not None:
+            return not self.totals(strict).summary["passed"]
         return any(f.severity.fails(strict=strict) for f in self.findings)
 
     def exit_code(self, strict: bool | None = None) -> int:
@@ -138,32 +253,15 @@ class CheckReport:
 
     def testcases(self) -> list[TestCase]:
         """One case per check and target: the checks that ran, and any finding's own target."""
-        order: dict[tuple[str, str, str | None, str | None], str | None] = {}
-        for target in self.targets:
-            key = (target.check, target.page, target.tool, target.frame)
-            if key not in order or order[key] is not None:
-                order[key] = target.skipped
-        by_key: dict[tuple[str, str, str | None, str | None], list[Finding]] = {}
-        for finding in self.findings:
-            key = (finding.check, finding.page, finding.tool, finding.frame)
-            by_key.setdefault(key, []).append(finding)
-            if key not in order:
-                order[key] = None
-        return [
-            TestCase(
-                check,
-                page,
-                tool,
-                frame,
-                tuple(by_key.get((check, page, tool, frame), ())),
-                skipped if not by_key.get((check, page, tool, frame)) else None,
-            )
-            for (check, page, tool, frame), skipped in order.items()
-        ]
+        if self.spool is None:
+            return _cases(self.targets, self.findings)
+        return [c for b in self.spool for c in _cases(b.targets, b.findings)]
 
     def summary(self) -> dict[str, Any]:
-        cases = self.testcases()
         strict = self.strict
+        if self.spool is not None:
+            return dict(self.totals(strict).summary)
+        cases = self.testcases()
         return {
             "passed": not self.failed(),
             "strict": strict,
@@ -210,35 +308,91 @@ def _clip_deep(value: Any, limit: int, depth: int = 0) -> Any:
 # --- JSON ---------------------------------------------------------------------------------------
 
 
-def to_json(report: CheckReport) -> dict[str, Any]:
-    """The whole report as JSON-ready data: summary, checks, pages, findings, targets, calls."""
-    used = {f.check for f in report.findings} | {t.check for t in report.targets}
+def _json_finding(finding: Finding) -> dict[str, Any]:
+    return dict(_clip_deep(finding.to_dict(), _JSON_TEXT_LIMIT))
+
+
+def _json_record(record: CallRecord) -> dict[str, Any]:
+    return dict(_clip_deep(redact(record.to_dict()), 200_000))
+
+
+def _json_head(report: CheckReport, summary: dict[str, Any], used: set[str]) -> dict[str, Any]:
     return {
         "version": 1,
         "started": _iso(report.started),
         "ended": _iso(report.ended),
         "duration": round(report.duration, 3),
         "options": _clip_deep(report.options, _JSON_TEXT_LIMIT),
-        "summary": report.summary(),
+        "summary": summary,
         "checks": [c.to_dict() for c in CHECKS.values() if c.id in used],
+    }
+
+
+def to_json(report: CheckReport) -> dict[str, Any]:
+    """The whole report as JSON-ready data: summary, checks, pages, findings, targets, calls."""
+    if report.spool is not None:
+        out = io.StringIO()
+        write_json(report, out)
+        data: dict[str, Any] = json.loads(out.getvalue())
+        return data
+    used = {f.check for f in report.findings} | {t.check for t in report.targets}
+    return {
+        **_json_head(report, report.summary(), used),
         "pages": [p.to_dict() for p in report.pages],
-        "findings": [_clip_deep(f.to_dict(), _JSON_TEXT_LIMIT) for f in report.findings],
+        "findings": [_json_finding(f) for f in report.findings],
         "targets": [t.to_dict() for t in report.targets],
-        "records": [_clip_deep(redact(r.to_dict()), 200_000) for r in report.records],
+        "records": [_json_record(r) for r in report.records],
     }
 
 
 def write_json(report: CheckReport, path: str | Path | IO[str]) -> None:
     """Write the JSON report to a path or an open text file."""
-    _write(path, dumps(to_json(report), indent=2) + "\n")
+    if report.spool is None:
+        _write(path, dumps(to_json(report), indent=2) + "\n")
+        return
+    spool = report.spool
+    totals = report.totals(report.strict)
+    sections: list[tuple[str, Callable[[PageBundle], Iterable[Any]]]] = [
+        ("pages", lambda b: [b.page.to_dict()]),
+        ("findings", lambda b: map(_json_finding, b.findings)),
+        ("targets", lambda b: (t.to_dict() for t in b.targets)),
+        ("records", lambda b: map(_json_record, b.records)),
+    ]
+    with _output(path) as write:
+        # The same text as dumps(to_json(report), indent=2): the head, then each list, item by
+        # item, indented as deep as the whole document would indent it.
+        write(dumps(_json_head(report, totals.summary, totals.used), indent=2)[:-2])
+        for key, items in sections:
+            write(f',\n  "{key}": ')
+            first = True
+            for bundle in spool:
+                for item in items(bundle):
+                    write("[\n    " if first else ",\n    ")
+                    write(dumps(item, indent=2).replace("\n", "\n    "))
+                    first = False
+            write("[]" if first else "\n  ]")
+        write("\n}\n")
 
 
 def _write(path: str | Path | IO[str], text: str) -> None:
-    text = no_surrogates(text)  # a lone surrogate can't be written as UTF-8
-    if isinstance(path, (str, Path)):
-        Path(path).write_text(text, encoding="utf-8")
-    else:
-        path.write(text)
+    with _output(path) as write:
+        write(text)
+
+
+@contextmanager
+def _output(path: str | Path | IO[str]) -> Iterator[Callable[[str], None]]:
+    """A function writing text, in parts, to path (a new UTF-8 file) or an open text file."""
+    with contextlib.ExitStack() as stack:
+        out = (
+            stack.enter_context(Path(path).open("w", encoding="utf-8"))
+            if isinstance(path, (str, Path))
+            else path
+        )
+
+        def write(text: str) -> None:
+            out.write(no_surrogates(text))  # a lone surrogate can't be written as UTF-8
+
+        yield write
 
 
 # --- JUnit XML ----------------------------------------------------------------------------------
@@ -258,6 +412,10 @@ def to_junit(report: CheckReport, *, strict: bool | None = None) -> ET.Element:
     <system-out>; a check that did not run on a target is <skipped>.
     """
     strict = report.strict if strict is None else strict
+    if report.spool is not None:
+        out = io.StringIO()
+        write_junit(report, out, strict=strict)
+        return ET.fromstring(out.getvalue())
     cases = report.testcases()
     pages = [p.url for p in report.pages]
     for case in cases:
@@ -265,34 +423,43 @@ def to_junit(report: CheckReport, *, strict: bool | None = None) -> ET.Element:
             pages.append(case.page)
     elapsed = {p.url: p.elapsed for p in report.pages}
     root = ET.Element("testsuites", {"name": "webmcp-harness check"})
-    totals = {"tests": 0, "failures": 0}
     for page in pages:
-        mine = [c for c in cases if c.page == page]
-        failures = sum(1 for c in mine if c.failing(strict))
-        skipped = sum(1 for c in mine if c.skipped is not None and not c.findings)
-        suite = ET.SubElement(
-            root,
-            "testsuite",
-            {
-                "name": _xml(page),
-                "tests": str(len(mine)),
-                "failures": str(failures),
-                "errors": "0",
-                "skipped": str(skipped),
-                "time": f"{elapsed.get(page, 0.0):.3f}",
-                "timestamp": _iso(report.started).replace("+00:00", ""),
-            },
-        )
-        for case in mine:
-            _testcase(suite, case, strict)
-        totals["tests"] += len(mine)
-        totals["failures"] += failures
-    root.set("tests", str(totals["tests"]))
-    root.set("failures", str(totals["failures"]))
-    root.set("errors", "0")
-    root.set("time", f"{report.duration:.3f}")  # no "skipped" here: junit-10.xsd has none
+        root.append(_suite(report, page, [c for c in cases if c.page == page], elapsed, strict))
+    _suites_totals(root, report, len(cases), sum(1 for c in cases if c.failing(strict)))
     ET.indent(root)
     return root
+
+
+def _suites_totals(root: ET.Element, report: CheckReport, tests: int, failures: int) -> None:
+    root.set("tests", str(tests))
+    root.set("failures", str(failures))
+    root.set("errors", "0")
+    root.set("time", f"{report.duration:.3f}")  # no "skipped" here: junit-10.xsd has none
+
+
+def _suite(
+    report: CheckReport,
+    page: str,
+    mine: Sequence[TestCase],
+    elapsed: dict[str, float],
+    strict: bool,
+) -> ET.Element:
+    """The <testsuite> of one page, with its cases."""
+    suite = ET.Element(
+        "testsuite",
+        {
+            "name": _xml(page),
+            "tests": str(len(mine)),
+            "failures": str(sum(1 for c in mine if c.failing(strict))),
+            "errors": "0",
+            "skipped": str(sum(1 for c in mine if c.skipped is not None and not c.findings)),
+            "time": f"{elapsed.get(page, 0.0):.3f}",
+            "timestamp": _iso(report.started).replace("+00:00", ""),
+        },
+    )
+    for case in mine:
+        _testcase(suite, case, strict)
+    return suite
 
 
 def _line(finding: Finding) -> str:
@@ -327,9 +494,30 @@ def write_junit(
     report: CheckReport, path: str | Path | IO[str], *, strict: bool | None = None
 ) -> None:
     """Write the JUnit XML report to a path or an open text file."""
-    root = to_junit(report, strict=strict)
-    text = ET.tostring(root, encoding="unicode", xml_declaration=False)
-    _write(path, '<?xml version="1.0" encoding="UTF-8"?>\n' + text + "\n")
+    declaration = '<?xml version="1.0" encoding="UTF-8"?>\n'
+    if report.spool is None:
+        root = to_junit(report, strict=strict)
+        text = ET.tostring(root, encoding="unicode", xml_declaration=False)
+        _write(path, declaration + text + "\n")
+        return
+    strict = report.strict if strict is None else strict
+    summary = report.totals(strict).summary
+    root = ET.Element("testsuites", {"name": "webmcp-harness check"})
+    _suites_totals(root, report, summary["checks"], summary["checksFailed"])
+    start = ET.tostring(root, encoding="unicode", xml_declaration=False)
+    if not summary["pages"]:
+        _write(path, declaration + start + "\n")
+        return
+    with _output(path) as write:
+        # The text to_junit's indented tree gives, one page's <testsuite> at a time.
+        write(declaration + start.removesuffix(" />") + ">")
+        for bundle in report.spool:
+            cases = _cases(bundle.targets, bundle.findings)
+            page = bundle.page
+            suite = _suite(report, page.url, cases, {page.url: page.elapsed}, strict)
+            ET.indent(suite, level=1)
+            write("\n  " + ET.tostring(suite, encoding="unicode", xml_declaration=False))
+        write("\n</testsuites>\n")
 
 
 # --- HTML ---------------------------------------------------------------------------------------
@@ -405,8 +593,45 @@ border:1px solid #d0d7de;flex:none}
 def to_html(report: CheckReport, *, strict: bool | None = None, title: str | None = None) -> str:
     """The report as one self-contained HTML page (inline CSS, images as data: URIs, no script)."""
     strict = report.strict if strict is None else strict
-    counts = report.counts()
-    passed = not report.failed(strict)
+    if report.spool is not None:
+        out = io.StringIO()
+        write_html(report, out, strict=strict, title=title)
+        return out.getvalue()
+    parts = _html_head(
+        report,
+        strict,
+        title,
+        pages=len(report.pages),
+        tools=sum(len(p.tools) for p in report.pages),
+        calls=len(report.records),
+    )
+    pages = list(report.pages)
+    known = {p.url for p in pages}
+    for finding in report.findings:
+        if finding.page not in known:
+            known.add(finding.page)
+            pages.append(PageResult(url=finding.page))
+    for index, page in enumerate(pages):
+        mine = [f for f in report.findings if f.page == page.url]
+        parts.append(_page_html(page, index, mine, _records_for(report, page, [])))
+    parts.extend(_other_calls(_records_for(report, None, pages)))
+    parts.append("</main></body></html>")
+    return "\n".join(parts)
+
+
+def _other_calls(rest: list[CallRecord]) -> list[str]:
+    if not rest:
+        return []
+    return ['<section class="page"><h2>Other calls</h2>', _records_html(rest), "</section>"]
+
+
+def _html_head(
+    report: CheckReport, strict: bool, title: str | None, *, pages: int, tools: int, calls: int
+) -> list[str]:
+    """The HTML report's parts before the pages: head, header, options."""
+    summary = report.totals(strict).summary if report.spool is not None else None
+    counts = summary["findings"] if summary is not None else report.counts()
+    passed = summary["passed"] if summary is not None else not report.failed(strict)
     heading = title or "WebMCP conformance report"
     parts: list[str] = [
         "<!doctype html>",
@@ -420,8 +645,7 @@ def to_html(report: CheckReport, *, strict: bool | None = None, title: str | Non
         f"<h1>{_e(heading, 200)}</h1>",
         f'<span class="badge {"pass" if passed else "fail"}">{"PASSED" if passed else "FAILED"}'
         f"</span> {counts['error']} errors · {counts['warning']} warnings · {counts['info']} info"
-        f" · {len(report.pages)} pages · {sum(len(p.tools) for p in report.pages)} tools"
-        f" · {len(report.records)} calls",
+        f" · {pages} pages · {tools} tools · {calls} calls",
         f'<div class="muted">started {_e(_iso(report.started))} · {report.duration:.1f} s'
         f"{' · strict' if strict else ''}</div>",
         "</header><main>",
@@ -429,22 +653,7 @@ def to_html(report: CheckReport, *, strict: bool | None = None, title: str | Non
     if report.options:
         shown = dumps(_clip_deep(report.options, 300))
         parts.append(f'<p class="muted">Options: <code>{_e(shown, 3_000)}</code></p>')
-
-    pages = list(report.pages)
-    known = {p.url for p in pages}
-    for finding in report.findings:
-        if finding.page not in known:
-            known.add(finding.page)
-            pages.append(PageResult(url=finding.page))
-    for index, page in enumerate(pages):
-        parts.append(_page_html(report, page, index))
-    rest = _records_for(report, None, pages)
-    if rest:
-        parts.append('<section class="page"><h2>Other calls</h2>')
-        parts.append(_records_html(rest))
-        parts.append("</section>")
-    parts.append("</main></body></html>")
-    return "\n".join(parts)
+    return parts
 
 
 def _findings_table(findings: Sequence[Finding]) -> str:
@@ -460,8 +669,8 @@ def _findings_table(findings: Sequence[Finding]) -> str:
     return "\n".join(rows)
 
 
-def _page_html(report: CheckReport, page: PageResult, index: int) -> str:
-    mine = [f for f in report.findings if f.page == page.url]
+def _page_html(page: PageResult, index: int, mine: list[Finding], records: list[CallRecord]) -> str:
+    """One page's section: its findings (mine), tools and call records."""
     shown = mine[:_HTML_MAX_FINDINGS]
     counts = {s: sum(1 for f in mine if f.severity is s) for s in Severity}
     out = [f'<section class="page" id="page-{index}"><div class="head"><div>']
@@ -498,7 +707,6 @@ def _page_html(report: CheckReport, page: PageResult, index: int) -> str:
         )
     if page.tools:
         out.append(_tools_html(page.tools))
-    records = _records_for(report, page, [])
     if records:
         out.append(_records_html(records))
     out.append("</section>")
@@ -562,10 +770,44 @@ def _records_html(records: Iterable[CallRecord]) -> str:
 
 
 def write_html(
-    report: CheckReport, path: str | Path | IO[str], *, strict: bool | None = None
+    report: CheckReport,
+    path: str | Path | IO[str],
+    *,
+    strict: bool | None = None,
+    title: str | None = None,
 ) -> None:
     """Write the HTML report to a path or an open text file."""
-    _write(path, to_html(report, strict=strict))
+    if report.spool is None:
+        _write(path, to_html(report, strict=strict, title=title))
+        return
+    strict = report.strict if strict is None else strict
+    summary = report.totals(strict).summary
+    parts = _html_head(
+        report,
+        strict,
+        title,
+        pages=summary["pages"],
+        tools=summary["tools"],
+        calls=summary["calls"],
+    )
+    with _output(path) as write:
+        write("\n".join(parts))
+        rest: list[CallRecord] = []
+        for index, bundle in enumerate(report.spool):
+            page = bundle.page
+            # A page's calls are the records with its ids (every record is its own page's).
+            ids = set(page.calls) if page.calls is not None else None
+            mine = [
+                r
+                for r in bundle.records
+                if (r.id in ids if ids is not None else r.frame_url == page.url)
+            ]
+            placed = {id(r) for r in mine}
+            rest.extend(r for r in bundle.records if id(r) not in placed)
+            write("\n" + _page_html(page, index, bundle.findings, mine))
+        for part in _other_calls(rest):
+            write("\n" + part)
+        write("\n</main></body></html>")
 
 
 # --- terminal -----------------------------------------------------------------------------------
@@ -602,8 +844,8 @@ def _summary_renderables(report: CheckReport, strict: bool, limit: int) -> list[
     table.add_column("Check", no_wrap=True)
     table.add_column("Page / tool")
     table.add_column("What to fix")
-    ordered = sorted(report.findings, key=lambda f: f.severity.rank)
-    for finding in ordered[:limit]:
+    ordered, found = _worst(report.iter_findings(), limit)
+    for finding in ordered:
         where = _plain(finding.page, 60)
         if finding.tool is not None:
             where += f"\n{_plain(finding.tool, 60)}"
@@ -623,10 +865,10 @@ def _summary_renderables(report: CheckReport, strict: bool, limit: int) -> list[
         style="bold green" if passed else "bold red",
     )
     shown: list[Any] = [totals]
-    if ordered:
+    if found:
         shown.append(table)
-        if len(ordered) > limit:
-            shown.append(Text(f"… and {len(ordered) - limit:,} more findings (see the reports)"))
+        if found > limit:
+            shown.append(Text(f"… and {found - limit:,} more findings (see the reports)"))
     shown.extend(Text(line) for line in skipped_lines(report))
     shown.append(verdict)
     if not report.options.get("screenshots"):
@@ -638,10 +880,23 @@ def _summary_renderables(report: CheckReport, strict: bool, limit: int) -> list[
     return shown
 
 
+def _worst(findings: Iterable[Finding], limit: int) -> tuple[list[Finding], int]:
+    """The first limit findings by severity (as a stable sort orders them), and how many."""
+    by_rank: dict[int, list[Finding]] = {}
+    found = 0
+    for finding in findings:
+        found += 1
+        kept = by_rank.setdefault(finding.severity.rank, [])
+        if len(kept) < limit:
+            kept.append(finding)
+    ordered = [f for rank in sorted(by_rank) for f in by_rank[rank]]
+    return ordered[:limit], found
+
+
 def skipped_lines(report: CheckReport, limit: int = 6) -> list[str]:
     """Why checks were skipped, most common reason first ("91 skipped: not readOnlyHint; ...")."""
     reasons: dict[str, int] = {}
-    for target in report.targets:
+    for target in report.iter_targets():
         if target.skipped:
             reason = _plain(target.skipped, 160)
             reasons[reason] = reasons.get(reason, 0) + 1

@@ -48,6 +48,7 @@ from .pageerrors import (
 )
 from .reports import CheckReport, PageResult
 from .safety import check_result, check_tool_safety
+from .spool import PageSpool
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Frame, Page, Request
@@ -319,8 +320,10 @@ class Checker:
     """Checks pages in one browser (or spread over several) and returns a CheckReport.
 
     With several browsers, `options.workers` pages run at once in each; names (their endpoints)
-    say in the report which one disconnected. prepare_context is awaited with each new browser context before its page opens (to add
-    cookies, routes or bindings). on_progress hears when pages start and finish.
+    say in the report which one disconnected. prepare_context is awaited with each new browser
+    context before its page opens (to add cookies, routes or bindings). on_progress hears when
+    pages start and finish. With stream, each page goes to disk as soon as it and the pages
+    before it are done (CheckReport.spool), so memory stays flat however many pages there are.
     """
 
     def __init__(
@@ -331,6 +334,7 @@ class Checker:
         on_progress: ProgressCallback | None = None,
         prepare_context: ContextHook | None = None,
         names: Sequence[str] | None = None,
+        stream: bool = False,
     ) -> None:
         browsers = list(browser) if isinstance(browser, Sequence) else [browser]
         if not browsers:
@@ -346,7 +350,10 @@ class Checker:
         self._ids = itertools.count(1)
         self._seen: set[str] = set()
         self._order: list[str] = []
-        self._done: dict[str, _Visit] = {}
+        self._done: dict[str, _Visit] = {}  # pages checked, until they are in the report
+        self._finished = 0  # pages checked so far
+        self._stream = stream
+        self._report: CheckReport | None = None
         self._skipped_pages = 0
         self._per_path: dict[tuple[str, str, str], int] = {}
         self._queue: asyncio.Queue[tuple[str, int, bool]] | None = None
@@ -360,7 +367,9 @@ class Checker:
     async def run(self, urls: Sequence[str]) -> CheckReport:
         """Check urls (and, with crawl, the same-origin pages they link to)."""
         report = CheckReport(started=time.time(), options=self.options.to_dict())
+        report.spool = PageSpool() if self._stream else None
         report.options["urls"] = list(urls)
+        self._report = report
         self._queue = asyncio.Queue()
         for url in urls:
             self._enqueue(url, 0, seed=True)
@@ -376,18 +385,7 @@ class Checker:
             for worker in workers:
                 worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
-        for key in self._order:
-            visit = self._done.get(key)
-            if visit is None:  # the checker failed on it (a bug): say so rather than drop it
-                visit = _Visit(key, 0, False, Collector(key), PageResult(url=key, calls=[]))
-                visit.col.add(
-                    "discovery.page-load",
-                    "This page could not be checked (an error in the checker). Check it by hand, "
-                    "or report this to webmcp-harness.",
-                )
-            report.pages.append(visit.result)
-            report.add(visit.col)
-            report.records.extend(visit.records)
+        self._to_report(final=True)
         if self._skipped_pages:
             report.options["pagesNotVisited"] = self._skipped_pages
         if len(self.browsers) > 1:
@@ -396,6 +394,27 @@ class Checker:
             report.options["retried"] = list(self._retried)
         report.ended = time.time()
         return report
+
+    def _to_report(self, *, final: bool = False) -> None:
+        """The checked pages into the report, in the order they were found (streaming: each
+        as soon as the pages before it are done; else all at the end)."""
+        report = self._report
+        if report is None or not (final or self._stream):
+            return
+        while len(report.pages) + len(report.spool or ()) < len(self._order):
+            key = self._order[len(report.pages) + len(report.spool or ())]
+            visit = self._done.pop(key, None)
+            if visit is None:
+                if not final:
+                    return
+                # The checker failed on it (a bug): say so rather than drop it.
+                visit = _Visit(key, 0, False, Collector(key), PageResult(url=key, calls=[]))
+                visit.col.add(
+                    "discovery.page-load",
+                    "This page could not be checked (an error in the checker). Check it by hand, "
+                    "or report this to webmcp-harness.",
+                )
+            report.add_page(visit.result, visit.col, visit.records)
 
     def _enqueue(self, url: str, depth: int, *, seed: bool = False) -> None:
         key = normalise_url(url, keep_fragment=seed)
@@ -465,8 +484,10 @@ class Checker:
                 return False
             visit = page.result()
         self._done[url] = visit
+        self._finished += 1
         self._follow(visit)  # the links found since the probe (a form's result page)
         self._progress("done", url, visit)
+        self._to_report()
         return True
 
     # -- a grid: several browsers --------------------------------------------------------
@@ -512,7 +533,9 @@ class Checker:
         visit.col.add("discovery.page-load", message)
         visit.result.error = message
         self._done[url] = visit
+        self._finished += 1
         self._progress("done", url, visit)
+        self._to_report()
 
     def _follow(self, visit: _Visit) -> None:
         """Queue the same-origin pages visit links to (as soon as they are known, so the next
@@ -539,7 +562,7 @@ class Checker:
                 Progress(
                     event,
                     url,
-                    len(self._done),
+                    self._finished,
                     len(self._order),
                     visit.result if visit is not None else None,
                     errors,
@@ -1264,10 +1287,17 @@ async def check_urls(
     on_progress: ProgressCallback | None = None,
     prepare_context: ContextHook | None = None,
     names: Sequence[str] | None = None,
+    stream: bool = False,
 ) -> CheckReport:
-    """Check urls in browser (or spread over several browsers) and return the report (Checker)."""
+    """Check urls in browser (or spread over several browsers) and return the report (Checker;
+    with stream, the pages are on disk: CheckReport.spool)."""
     checker = Checker(
-        browser, options, on_progress=on_progress, prepare_context=prepare_context, names=names
+        browser,
+        options,
+        on_progress=on_progress,
+        prepare_context=prepare_context,
+        names=names,
+        stream=stream,
     )
     return await checker.run(urls)
 

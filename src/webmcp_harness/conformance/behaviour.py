@@ -22,6 +22,7 @@ from .metadata import frame_of
 __all__ = [
     "BEHAVIOUR_CHECKS",
     "BUG_ERRORS",
+    "GONE_EVENTS",
     "Purpose",
     "answered_normally",
     "check_call",
@@ -44,7 +45,8 @@ BEHAVIOUR_CHECKS = (
 )
 # Thrown errors that are bugs in the tool's code, not answers about the input.
 BUG_ERRORS = frozenset({"TypeError", "ReferenceError", "SyntaxError", "RangeError"})
-_GONE = frozenset({"crashed", "closed", "disconnected"})
+GONE_EVENTS = frozenset({"crashed", "closed", "disconnected"})
+"""Call record events that say the page went away (crashed, closed, its browser lost)."""
 _LEFT_PAGE = frozenset({"navigated", "pageNavigated", "detached"})
 _KNOWN_CODES = frozenset(c.value for c in ToolErrorCode)
 _MCP_CONTENT_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
@@ -230,7 +232,7 @@ def reads_as_failure(output: Any) -> str | None:
 def answered_normally(record: CallRecord, tool: Tool | None) -> bool:
     """Whether the page survived the call, answered it, and stayed (worth calling again)."""
     events = {e.type for e in record.events}
-    if events & _GONE:
+    if events & GONE_EVENTS:
         return False
     if record.code == ToolErrorCode.TIMEOUT.value or (
         record.pending and record.code != ToolErrorCode.NEEDS_USER.value
@@ -305,7 +307,7 @@ def check_call(
         found_code = tool_error_code(code_report(report))
         code = found_code.value if found_code is not None else None
 
-    if events & _GONE:
+    if events & GONE_EVENTS:
         add(
             "discovery.page-load",
             f"The page crashed while {shown} ran (call #{record.id}, {kind} {given}). A tool "

@@ -27,7 +27,13 @@ from ..probe import probe as probe_webmcp
 from ..records import CallRecord, Tool
 from ..schema import validate_args
 from ..session import BackendChoice, WebMCPSession
-from .behaviour import BEHAVIOUR_CHECKS, Purpose, answered_normally, check_call
+from .behaviour import (
+    BEHAVIOUR_CHECKS,
+    GONE_EVENTS,
+    Purpose,
+    answered_normally,
+    check_call,
+)
 from .findings import Collector, Severity, excerpt
 from .forms import (
     BROWSER_ISSUE_TYPES,
@@ -307,6 +313,16 @@ class _Visit:
     browser: Browser | None = None  # where the page is checked (None: the checker's first)
 
 
+def _went(record: CallRecord) -> bool:
+    """Whether the page went away (crashed, closed, its browser lost) during record's call."""
+    return any(e.type in GONE_EVENTS for e in record.events)
+
+
+def _may_be_lost(visit: _Visit) -> bool:
+    """Whether visit's failure may be its browser going away: then wait to hear of it."""
+    return bool(visit.result.error) or any(_went(r) for r in visit.records)
+
+
 @dataclass
 class _Node:
     """One browser of a grid run, and whether it disconnected."""
@@ -471,9 +487,10 @@ class Checker:
                 self.check_page(url, depth=depth, seed=seed, browser=node.browser)
             )
             await asyncio.wait({page, dead}, return_when=asyncio.FIRST_COMPLETED)
-            if page.done() and page.result().result.error and not node.dead.is_set():
+            if page.done() and _may_be_lost(page.result()) and not node.dead.is_set():
                 # Playwright closes a lost browser's pages first, the browser a task later:
-                # a page that failed may have failed for that.
+                # a page that failed, or whose call saw its page crash or close, may have
+                # failed for that.
                 await asyncio.wait({dead}, timeout=_LOST_WAIT)
             if not node.browser.is_connected():
                 self._lost(node)
@@ -1169,7 +1186,7 @@ class Checker:
 
     async def _restore(self, visit: _Visit, record: CallRecord) -> None:
         """Bring the page back to its first state if a call crashed, hung or moved it."""
-        gone = any(e.type in ("crashed", "closed", "disconnected") for e in record.events)
+        gone = _went(record)
         hung = record.code == ToolErrorCode.TIMEOUT.value
         if gone or (hung and not await self._alive(visit)):
             await self._reload(visit, fresh=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import re
 import socket
 import threading
 import time
@@ -87,6 +88,7 @@ EXPECTED: dict[str, Expected] = {
     "params-in-properties.html": {("metadata.params-in-properties", "get_forecast")},
     # exploring the tools a call opens
     "explore-game.html": {("safety.code-execution", "eval_code")},
+    "explore-form.html": {("form.submit-button", "find_flights")},
     # declarative forms
     "form-params-described.html": {("form.params-described", "find_flights")},
     "form-controls-in-schema.html": {("form.controls-in-schema", "find_flights")},
@@ -374,6 +376,24 @@ def test_findings_carry_the_registered_severity_a_rule_and_an_actionable_message
     for finding in report.findings:
         assert finding.rule.startswith(("https://webmachinelearning.github.io/", "docs/codes.md#"))
         assert len(finding.message) > 40
+
+
+def test_a_form_a_call_reveals_gets_the_form_checks_and_names_that_call(
+    runs: Runs, pages_url: str
+) -> None:
+    report, url = runs.reports["main"], page_url(pages_url, "explore-form.html")
+    [finding] = [f for f in report.findings if f.page == url]
+    assert (finding.check, finding.tool, finding.severity) == (
+        "form.submit-button",
+        "find_flights",
+        Severity.ERROR,
+    ), messages(report, url)
+    assert re.fullmatch(r"call #\d+ of open_booking", finding.detail["after"])
+    assert finding.message.endswith(f"(This tool appeared after {finding.detail['after']}.)")
+    page = next(p for p in report.pages if p.url == url)
+    assert [t.name for t in page.tools] == ["open_booking", "find_flights"]
+    ran = {t.check for t in report.targets if t.page == url and t.tool == "find_flights"}
+    assert {"form.params-described", "form.submit-button"} <= ran
 
 
 def test_a_run_with_defects_fails(runs: Runs, pages_url: str) -> None:

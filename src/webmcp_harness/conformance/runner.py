@@ -28,7 +28,7 @@ from ..records import CallRecord, Tool
 from ..schema import validate_args
 from ..session import BackendChoice, WebMCPSession
 from .behaviour import BEHAVIOUR_CHECKS, Purpose, answered_normally, check_call
-from .findings import Collector, Severity, excerpt
+from .findings import Collector, Finding, Severity, excerpt
 from .forms import (
     BROWSER_ISSUE_TYPES,
     EXTRACT_FORM_JS,
@@ -666,6 +666,17 @@ class Checker:
         )
         if not tools:
             return
+        static = await self._static_checks(visit, tools, tool_forms=probe["toolForms"] > 0)
+        for finding in static.findings:  # (so that exploring reports none of them again)
+            visit.reported.add(_key(finding))
+        col.extend(static)
+        await self._check_behaviour(visit, tools)
+
+    async def _static_checks(
+        self, visit: _Visit, tools: list[Tool], *, tool_forms: bool, explored: bool = False
+    ) -> Collector:
+        """The checks that call nothing: metadata, safety, and declarative forms (with Chromium's
+        own issues with them when there are tool forms); explored: tools a call made appear."""
         static = Collector(visit.url)
         for index, tool in enumerate(tools):
             check_tool_metadata(tool, page=visit.url, out=static)
@@ -674,9 +685,9 @@ class Checker:
                 await asyncio.sleep(0)  # let other pages' events and timers through
         forms = Collector(visit.url)
         await self._check_forms(visit, tools, forms)
-        if probe["toolForms"]:
+        if tool_forms:
             check_browser_form_issues(await self._form_issues(visit), page=visit.url, out=forms)
-        else:
+        elif not explored:
             forms.skip("form.browser-issues", "no <form toolname> or <form tooldescription>")
         # A form control without a description is one problem: report it where it is fixed
         # (the control's label), not also as an undescribed schema property.
@@ -686,9 +697,8 @@ class Checker:
             for f in static.findings
             if f.check != "metadata.params-described" or (f.tool, f.frame) not in by_form
         ]
-        col.extend(static)
-        col.extend(forms)
-        await self._check_behaviour(visit, tools)
+        static.extend(forms)
+        return static
 
     async def _check_errors(self, visit: _Visit) -> None:
         """The page's uncaught errors (load and calls) and refused registrations as findings."""
@@ -1017,12 +1027,11 @@ class Checker:
             return []
         record = visit.last_call[1] if visit.last_call is not None else None
         led_by = f"call #{record.id} of {excerpt(after.name, 60)}" if record else after.name
-        static = Collector(visit.url)
         for tool in fresh:
             known.add((tool.frame_id, tool.name))
             visit.led_by[(tool.name, frame_of(tool, visit.url) or "")] = led_by
-            check_tool_metadata(tool, page=visit.url, out=static)
-            check_tool_safety(tool, page=visit.url, out=static)
+        forms = any(t.declarative for t in fresh)
+        static = await self._static_checks(visit, fresh, tool_forms=forms, explored=True)
         self._keep_new(visit, static)
         visit.result.tools = [*visit.result.tools, *fresh]
         return fresh
@@ -1227,7 +1236,7 @@ class Checker:
         """judged's findings into the page's, each check at most once per tool and frame."""
         fresh = []
         for finding in judged.findings:
-            key = (finding.check, (finding.tool or "") + "\x00" + (finding.frame or ""))
+            key = _key(finding)
             if key in visit.reported:
                 continue
             visit.reported.add(key)
@@ -1241,6 +1250,11 @@ class Checker:
             fresh.append(finding)
         judged.findings[:] = fresh
         visit.col.extend(judged)
+
+
+def _key(finding: Finding) -> tuple[str, str]:
+    """A finding's check, tool and frame: reported once per page."""
+    return (finding.check, (finding.tool or "") + "\x00" + (finding.frame or ""))
 
 
 def _frame_for(page: Page, tool: Tool, session: WebMCPSession) -> Frame | None:

@@ -684,3 +684,69 @@ def test_allow_no_tools_passes_a_page_meant_to_have_none_and_explore_0_stays_on_
     assert [t["name"] for t in game["tools"]] == ["start_game"]
     without = invoke("check", base + "no-tools.html", "--json")
     assert without.exit_code == 1, without.output
+
+
+CONFIG = """
+[[page]]
+path = "/defects/no-tools.html"
+allow-no-tools = true
+
+[[page]]
+url = "*/defects/description-useful.html"
+ignore = ["metadata.description-useful"]
+reason = "wording agreed with the product team"
+"""
+
+
+def test_a_config_file_allows_no_tools_and_ignores_checks_on_matching_pages_and_says_so(
+    pages_url: str, tmp_path: Path
+) -> None:
+    base = f"{pages_url}/defects/"
+    config, junit = tmp_path / "check.toml", tmp_path / "junit.xml"
+    config.write_text(CONFIG, encoding="utf-8")
+    urls = [base + "no-tools.html", base + "description-useful.html"]
+    result = invoke(
+        "check", *urls, "--config", str(config), "--strict", "--json", "--junit", str(junit)
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(f["check"], f["severity"], f["page"]) for f in data["findings"]] == [
+        ("discovery.tools-found", "info", urls[0])
+    ]
+    why = f"ignored by {config} entry 2: wording agreed with the product team"
+    assert [(f["check"], f["page"], f["detail"]["ignored"]) for f in data["ignored"]] == [
+        ("metadata.description-useful", urls[1], why)
+    ]
+    assert data["summary"]["ignored"] == 1
+    assert "findings not counted: metadata.description-useful" in " ".join(result.stderr.split())
+    skipped = (
+        ET.parse(junit)
+        .getroot()
+        .findall(".//testcase[@classname='metadata.description-useful']/skipped")
+    )
+    assert [s.get("message") for s in skipped] == [why]
+    without = invoke("check", *urls, "--strict", "--json")
+    assert without.exit_code == 1, without.output
+    assert {f["check"] for f in json.loads(without.stdout)["findings"]} == {
+        "discovery.tools-found",
+        "metadata.description-useful",
+    }
+
+
+def test_a_config_file_that_cannot_be_used_exits_2_naming_it_before_a_browser_starts(
+    tmp_path: Path,
+) -> None:
+    config, report = tmp_path / "check.toml", tmp_path / "report.json"
+    config.write_text('[[page]]\npath = "/a"\nignore = ["metadata.nope"]\n', encoding="utf-8")
+    result = CliRunner().invoke(
+        main,
+        ["check", "http://127.0.0.1:9/", "--config", str(config), "--json-report", str(report)],
+    )
+    assert result.exit_code == 2, result.output
+    message = " ".join(result.stderr.split())
+    assert f"--config {config}: [[page]] entry 1: ignore names 'metadata.nope'" in message
+    assert "docs/codes.md" in message
+    assert not report.exists()
+    missing = CliRunner().invoke(main, ["check", "--config", str(tmp_path / "no.toml")])
+    assert missing.exit_code == 2
+    assert "cannot read it" in missing.stderr

@@ -106,6 +106,7 @@ class CheckReport:
     ended: float = 0.0
     options: dict[str, Any] = field(default_factory=dict)
     targets: list[Target] = field(default_factory=list)
+    ignored: list[Finding] = field(default_factory=list)  # not counted: check --config said so
 
     def add(self, collected: Collector) -> None:
         """Take in a collector's findings and the checks it ran."""
@@ -174,6 +175,7 @@ class CheckReport:
             "checksFailed": sum(1 for c in cases if c.failing(strict)),
             "checksSkipped": sum(1 for c in cases if c.skipped is not None),
             "findings": self.counts(),
+            "ignored": len(self.ignored),
         }
 
 
@@ -224,6 +226,7 @@ def to_json(report: CheckReport) -> dict[str, Any]:
         "pages": [p.to_dict() for p in report.pages],
         "findings": [_clip_deep(f.to_dict(), _JSON_TEXT_LIMIT) for f in report.findings],
         "targets": [t.to_dict() for t in report.targets],
+        "ignored": [_clip_deep(f.to_dict(), _JSON_TEXT_LIMIT) for f in report.ignored],
         "records": [_clip_deep(redact(r.to_dict()), 200_000) for r in report.records],
     }
 
@@ -650,6 +653,14 @@ def skipped_lines(report: CheckReport, limit: int = 6) -> list[str]:
     rest = sum(count for _, count in ordered[limit:])
     if rest:
         lines.append(f"{rest:,} skipped for other reasons (see the reports)")
+    ignored: dict[str, int] = {}
+    for finding in report.ignored:
+        what = f"{finding.check}, {_plain(finding.detail.get('ignored', 'ignored'), 160)}"
+        ignored[what] = ignored.get(what, 0) + 1
+    lines.extend(
+        f"{count:,} findings not counted: {what} (the JSON report lists them under ignored)"
+        for what, count in sorted(ignored.items(), key=lambda item: -item[1])
+    )
     not_visited = report.options.get("pagesNotVisited")
     if isinstance(not_visited, int) and not_visited:
         lines.append(f"{not_visited:,} pages not visited: more than --max-pages")

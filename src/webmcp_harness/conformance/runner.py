@@ -28,6 +28,7 @@ from ..records import CallRecord, Tool
 from ..schema import validate_args
 from ..session import BackendChoice, WebMCPSession
 from .behaviour import BEHAVIOUR_CHECKS, Purpose, answered_normally, check_call
+from .config import PageConfig
 from .findings import Collector, Finding, Severity, excerpt
 from .forms import (
     BROWSER_ISSUE_TYPES,
@@ -175,6 +176,7 @@ class CheckOptions:
     settle: float = 0.2  # seconds the tool list must stay unchanged after the page loads
     allow_no_tools: bool = False  # a page the user gave may have no tools (else: an error)
     explore: int = 1  # tools a call makes appear are checked too, this many calls deep
+    pages: PageConfig | None = None  # per-URL rules (check --config): allow no tools, ignore
     viewport: tuple[int, int] = (1024, 720)
 
     @property
@@ -303,6 +305,7 @@ class _Visit:
     during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
     led_by: dict[tuple[str, str], str] = field(default_factory=dict)  # explored tool -> call
     reported: set[tuple[str, str]] = field(default_factory=set)
+    ignored: list[Finding] = field(default_factory=list)  # taken out by options.pages
     browser: Browser | None = None  # where the page is checked (None: the checker's first)
 
 
@@ -387,6 +390,7 @@ class Checker:
                 )
             report.pages.append(visit.result)
             report.add(visit.col)
+            report.ignored.extend(visit.ignored)
             report.records.extend(visit.records)
         if self._skipped_pages:
             report.options["pagesNotVisited"] = self._skipped_pages
@@ -573,6 +577,8 @@ class Checker:
             await self._close(visit)
             visit.result.elapsed = time.monotonic() - started
             visit.result.calls = [r.id for r in visit.records]
+            if self.options.pages is not None:
+                visit.ignored = self.options.pages.ignore(visit.col)
         return visit
 
     async def _check_page(self, visit: _Visit) -> None:
@@ -661,7 +667,7 @@ class Checker:
             tools,
             page=visit.url,
             out=col,
-            expect_tools=visit.seed and not self.options.allow_no_tools,
+            expect_tools=visit.seed and not self._allows_no_tools(visit.url),
             why_none=why_none,
         )
         if not tools:
@@ -671,6 +677,10 @@ class Checker:
             visit.reported.add(_key(finding))
         col.extend(static)
         await self._check_behaviour(visit, tools)
+
+    def _allows_no_tools(self, url: str) -> bool:
+        pages = self.options.pages
+        return self.options.allow_no_tools or (pages is not None and pages.allows_no_tools(url))
 
     async def _static_checks(
         self, visit: _Visit, tools: list[Tool], *, tool_forms: bool, explored: bool = False

@@ -388,7 +388,7 @@ def test_a_form_a_call_reveals_gets_the_form_checks_and_names_that_call(
         "find_flights",
         Severity.ERROR,
     ), messages(report, url)
-    assert re.fullmatch(r"call #\d+ of open_booking", finding.detail["after"])
+    assert re.fullmatch(r"call #\d+ of “open_booking”", finding.detail["after"])
     assert finding.message.endswith(f"(This tool appeared after {finding.detail['after']}.)")
     page = next(p for p in report.pages if p.url == url)
     assert [t.name for t in page.tools] == ["open_booking", "find_flights"]

@@ -81,6 +81,7 @@ _MAX_LINKS = 2_000
 _MAX_URL = 2_048
 _MAX_SCREENSHOT = 2_000_000  # bytes; a larger screenshot is dropped
 _MAX_FORMS = 200
+_FORMS_AT_ONCE = 8  # declarative forms read at once
 _MAX_ERRORS = 500  # uncaught page errors kept per page
 _LATE_ANSWER_WAIT = 3.0  # seconds to wait for the answer of a tool removed mid-call
 _MAX_EXPLORED = 200  # tools known on a page at most, those found by exploring included
@@ -98,7 +99,7 @@ _NOT_PAGES = re.compile(  # links to files, not pages: the crawl skips them
     re.IGNORECASE,
 )
 
-_PROBE_JS = """() => {
+_PROBE_JS = """(linksOnly) => {
   const MAX_LINKS = @MAX_LINKS@, MAX_URL = @MAX_URL@;
   const safe = (f, d) => { try { return f(); } catch (e) { return d; } };
   const links = [];
@@ -108,6 +109,7 @@ _PROBE_JS = """() => {
     const href = safe(() => new URL(a.getAttribute("href"), document.baseURI).href, null);
     if (typeof href === "string") links.push(href.slice(0, MAX_URL));
   }
+  if (linksOnly) return { links };
   // GET forms lead to pages too: their action, with the values the form holds now.
   const forms = safe(() => Array.prototype.slice.call(document.forms, 0, 200), []);
   for (const f of forms) {
@@ -350,7 +352,7 @@ class Checker:
         self._seen: set[str] = set()
         self._order: list[str] = []
         self._done: dict[str, _Visit] = {}
-        self._skipped_pages = 0
+        self._not_visited: set[str] = set()  # pages over max_pages
         self._per_path: dict[tuple[str, str, str], int] = {}
         self._queue: asyncio.Queue[tuple[str, int, bool]] | None = None
 
@@ -392,8 +394,8 @@ class Checker:
             report.add(visit.col)
             report.ignored.extend(visit.ignored)
             report.records.extend(visit.records)
-        if self._skipped_pages:
-            report.options["pagesNotVisited"] = self._skipped_pages
+        if self._not_visited:
+            report.options["pagesNotVisited"] = len(self._not_visited)
         if len(self.browsers) > 1:
             report.options["browsers"] = len(self.browsers)
         if self._retried:
@@ -411,7 +413,8 @@ class Checker:
         if not seed and limit is not None and self._per_path.get(path, 0) >= limit:
             return
         if len(self._seen) >= self.options.max_pages:
-            self._skipped_pages += 1
+            if len(self._not_visited) < 100_000:  # (a count, not a list, past that)
+                self._not_visited.add(key)
             return
         self._per_path[path] = self._per_path.get(path, 0) + 1
         self._seen.add(key)
@@ -613,7 +616,7 @@ class Checker:
             _unresponsive(col, visit, message)
             return
         visit.result.title = probe["title"]
-        visit.links = probe["links"]
+        visit.links, visit.followed = probe["links"], 0  # (those already followed: seen)
         self._follow(visit)
         await self._screenshot(visit)
         assert visit.session is not None
@@ -756,8 +759,7 @@ class Checker:
         )
         visit.context = context
         context.set_default_timeout(options.page_timeout * 1000)
-        await context.add_init_script(_COUNT_NAVIGATIONS_JS)
-        await context.add_init_script(WATCH_REGISTRATIONS_JS)
+        await context.add_init_script(f"{_COUNT_NAVIGATIONS_JS}\n;{WATCH_REGISTRATIONS_JS}")
         if self.prepare_context is not None:
             await self.prepare_context(context)
         page = await context.new_page()
@@ -827,6 +829,7 @@ class Checker:
     async def _settle(self, visit: _Visit) -> None:
         """Wait (briefly, bounded) until the page's tool list stops changing."""
         session = visit.session
+        await self._early_links(visit)
         if session is None or self.options.settle <= 0:
             return
         deadline = time.monotonic() + _SETTLE_CAP
@@ -840,8 +843,19 @@ class Checker:
             elif time.monotonic() - quiet_since >= self.options.settle:
                 return
 
+    async def _early_links(self, visit: _Visit) -> None:
+        """The links the page has once loaded, to the crawl at once, so the next level loads
+        while this page settles (the probe adds the links and forms that come later)."""
+        if visit.links or visit.depth >= self.options.crawl or visit.page is None:
+            return
+        raw = await _bounded(visit.page.evaluate(_PROBE_JS, True), self.wait)
+        links = raw.get("links") if isinstance(raw, dict) else None
+        if isinstance(links, list):
+            visit.links = [x for x in links if isinstance(x, str)][:_MAX_LINKS]
+            self._follow(visit)
+
     async def _tool_keys(self, session: WebMCPSession) -> frozenset[tuple[str, str]] | None:
-        tools = await _bounded(session.tools(), self.wait)
+        tools = await _bounded(session.tools(settle=0), self.wait)  # (this loop is the settle)
         if tools is None:
             return None
         return frozenset((t.frame_id, t.name) for t in tools)
@@ -918,13 +932,18 @@ class Checker:
     # -- declarative forms -----------------------------------------------------------------
     async def _check_forms(self, visit: _Visit, tools: list[Tool], out: Collector) -> None:
         forms = [t for t in tools if t.declarative]
+        # Read a few forms at once (each is a round trip to the page); judge them in order.
+        read: list[dict[str, Any] | None] = []
+        for start in range(0, min(len(forms), _MAX_FORMS), _FORMS_AT_ONCE):
+            chunk = forms[start : min(start + _FORMS_AT_ONCE, _MAX_FORMS)]
+            read += await asyncio.gather(*(self._describe_form(visit, t) for t in chunk))
         for index, tool in enumerate(forms):
             frame = frame_of(tool, visit.url)
             if index >= _MAX_FORMS:
                 for check_id in FORM_CHECKS:
                     out.skip(check_id, f"more than {_MAX_FORMS} forms", tool.name, frame)
                 continue
-            described = await self._describe_form(visit, tool)
+            described = read[index]
             if described is None:
                 for check_id in FORM_CHECKS:
                     out.skip(check_id, "the form could not be read", tool.name, frame)

@@ -702,12 +702,13 @@ def test_a_config_file_allows_no_tools_and_ignores_checks_on_matching_pages_and_
     pages_url: str, tmp_path: Path
 ) -> None:
     base = f"{pages_url}/defects/"
-    config, junit = tmp_path / "check.toml", tmp_path / "junit.xml"
+    config, junit, html = tmp_path / "check.toml", tmp_path / "junit.xml", tmp_path / "r.html"
     config.write_text(CONFIG, encoding="utf-8")
     urls = [base + "no-tools.html", base + "description-useful.html"]
     result = invoke(
-        "check", *urls, "--config", str(config), "--strict", "--json", "--junit", str(junit)
-    )
+        "check", *urls, "--config", str(config), "--strict", "--json",
+        "--junit", str(junit), "--html", str(html),
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [(f["check"], f["severity"], f["page"]) for f in data["findings"]] == [
@@ -725,6 +726,9 @@ def test_a_config_file_allows_no_tools_and_ignores_checks_on_matching_pages_and_
         .findall(".//testcase[@classname='metadata.description-useful']/skipped")
     )
     assert [s.get("message") for s in skipped] == [why]
+    shown = html.read_text(encoding="utf-8")
+    assert "Ignored (not counted: --config)" in shown
+    assert why in shown
     without = invoke("check", *urls, "--strict", "--json")
     assert without.exit_code == 1, without.output
     assert {f["check"] for f in json.loads(without.stdout)["findings"]} == {

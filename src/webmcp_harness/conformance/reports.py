@@ -441,6 +441,10 @@ def to_html(report: CheckReport, *, strict: bool | None = None, title: str | Non
             pages.append(PageResult(url=finding.page))
     for index, page in enumerate(pages):
         parts.append(_page_html(report, page, index))
+    if report.ignored:
+        parts.append('<section class="page"><h2>Ignored (not counted: --config)</h2>')
+        parts.append(_findings_table(report.ignored[:_HTML_MAX_FINDINGS], ignored=True))
+        parts.append("</section>")
     rest = _records_for(report, None, pages)
     if rest:
         parts.append('<section class="page"><h2>Other calls</h2>')
@@ -450,10 +454,14 @@ def to_html(report: CheckReport, *, strict: bool | None = None, title: str | Non
     return "\n".join(parts)
 
 
-def _findings_table(findings: Sequence[Finding]) -> str:
+def _findings_table(findings: Sequence[Finding], *, ignored: bool = False) -> str:
     rows = ["<table><tr><th>Severity</th><th>Check</th><th>What to fix</th><th>Rule</th></tr>"]
     for f in sorted(findings, key=lambda f: f.severity.rank):
         frame = f'<div class="muted">frame {_e(f.frame, 300)}</div>' if f.frame else ""
+        if ignored:
+            why = f.detail.get("ignored", "")
+            frame += f'<div class="muted">on {_e(f.page, 300)}: {_e(why, 400)}</div>'
+
         rows.append(
             f'<tr><td><span class="badge sev-{_e(f.severity.value)}">{_e(f.severity.value)}'
             f"</span></td><td><code>{_e(f.check, 100)}</code></td>"

@@ -620,7 +620,7 @@ class Checker:
         self._follow(visit)
         await self._screenshot(visit)
         assert visit.session is not None
-        listed = await self._tools(visit)
+        listed = await self._tools(visit, settle=self.options.settle or None)  # (as _settle)
         if listed is None:
             message = (
                 f"The page's tools could not be listed within {self.wait:g} s (the page stopped "
@@ -860,9 +860,11 @@ class Checker:
             return None
         return frozenset((t.frame_id, t.name) for t in tools)
 
-    async def _tools(self, visit: _Visit) -> list[Tool] | None:
+    async def _tools(self, visit: _Visit, settle: float | None = None) -> list[Tool] | None:
+        """The page's tools, once quiet for settle seconds (None: the session's default); an
+        empty list waits a little for a first tool."""
         assert visit.session is not None
-        tools = await _bounded(visit.session.tools(), self.wait)
+        tools = await _bounded(visit.session.tools(settle=settle), self.wait)
         return list(tools) if isinstance(tools, list) else None
 
     async def _probe(self, visit: _Visit) -> dict[str, Any] | None:

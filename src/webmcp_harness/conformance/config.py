@@ -21,11 +21,6 @@ from urllib.parse import urlsplit
 from ..errors import UsageError
 from .findings import CHECKS, Collector, Finding
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 __all__ = ["ConfigError", "PageConfig", "PageRule", "load_config"]
 
 _KEYS = ("path", "url", "allow-no-tools", "ignore", "reason")
@@ -104,6 +99,10 @@ class PageConfig:
 
 def load_config(path: str | Path) -> PageConfig:
     """The page rules of the TOML file at path, or ConfigError saying what is wrong."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     source = str(path)
     try:
         raw = Path(path).read_bytes()

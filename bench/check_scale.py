@@ -215,7 +215,7 @@ def measure_bare_check(repeat: int) -> list[dict[str, Any]]:
 
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "report.json"
-        check = [sys.executable, "-m", "webmcp_harness", "check", "--json", str(out)]
+        check = [sys.executable, "-m", "webmcp_harness", "check", "--json-report", str(out)]
         _wall(check)  # warm-up (disk caches), and the pages it visits
         pages = [p["url"] for p in json.loads(out.read_text("utf-8"))["pages"]]
         rels = [urlsplit(u)._replace(scheme="", netloc="").geturl() for u in pages]

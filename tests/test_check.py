@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import re
 import socket
 import threading
 import time
@@ -87,6 +88,7 @@ EXPECTED: dict[str, Expected] = {
     "params-in-properties.html": {("metadata.params-in-properties", "get_forecast")},
     # exploring the tools a call opens
     "explore-game.html": {("safety.code-execution", "eval_code")},
+    "explore-form.html": {("form.submit-button", "find_flights")},
     # declarative forms
     "form-params-described.html": {("form.params-described", "find_flights")},
     "form-controls-in-schema.html": {("form.controls-in-schema", "find_flights")},
@@ -385,6 +387,24 @@ def test_findings_carry_the_registered_severity_a_rule_and_an_actionable_message
     for finding in report.findings:
         assert finding.rule.startswith(("https://webmachinelearning.github.io/", "docs/codes.md#"))
         assert len(finding.message) > 40
+
+
+def test_a_form_a_call_reveals_gets_the_form_checks_and_names_that_call(
+    runs: Runs, pages_url: str
+) -> None:
+    report, url = runs.reports["main"], page_url(pages_url, "explore-form.html")
+    [finding] = [f for f in report.findings if f.page == url]
+    assert (finding.check, finding.tool, finding.severity) == (
+        "form.submit-button",
+        "find_flights",
+        Severity.ERROR,
+    ), messages(report, url)
+    assert re.fullmatch(r"call #\d+ of “open_booking”", finding.detail["after"])
+    assert finding.message.endswith(f"(This tool appeared after {finding.detail['after']}.)")
+    page = next(p for p in report.pages if p.url == url)
+    assert [t.name for t in page.tools] == ["open_booking", "find_flights"]
+    ran = {t.check for t in report.targets if t.page == url and t.tool == "find_flights"}
+    assert {"form.params-described", "form.submit-button"} <= ran
 
 
 def test_a_run_with_defects_fails(runs: Runs, pages_url: str) -> None:
@@ -689,3 +709,73 @@ def test_allow_no_tools_passes_a_page_meant_to_have_none_and_explore_0_stays_on_
     assert [t["name"] for t in game["tools"]] == ["start_game"]
     without = invoke("check", base + "no-tools.html", "--json")
     assert without.exit_code == 1, without.output
+
+
+CONFIG = """
+[[page]]
+path = "/defects/no-tools.html"
+allow-no-tools = true
+
+[[page]]
+url = "*/defects/description-useful.html"
+ignore = ["metadata.description-useful"]
+reason = "wording agreed with the product team"
+"""
+
+
+def test_a_config_file_allows_no_tools_and_ignores_checks_on_matching_pages_and_says_so(
+    pages_url: str, tmp_path: Path
+) -> None:
+    base = f"{pages_url}/defects/"
+    config, junit, html = tmp_path / "check.toml", tmp_path / "junit.xml", tmp_path / "r.html"
+    config.write_text(CONFIG, encoding="utf-8")
+    urls = [base + "no-tools.html", base + "description-useful.html"]
+    result = invoke(
+        "check", *urls, "--config", str(config), "--strict", "--json",
+        "--junit", str(junit), "--html", str(html),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [(f["check"], f["severity"], f["page"]) for f in data["findings"]] == [
+        ("discovery.tools-found", "info", urls[0])
+    ]
+    why = f"ignored by {config} entry 2: wording agreed with the product team"
+    assert [(f["check"], f["page"], f["detail"]["ignored"]) for f in data["ignored"]] == [
+        ("metadata.description-useful", urls[1], why)
+    ]
+    assert data["summary"]["ignored"] == 1
+    assert "findings not counted: metadata.description-useful" in " ".join(result.stderr.split())
+    skipped = (
+        ET.parse(junit)
+        .getroot()
+        .findall(".//testcase[@classname='metadata.description-useful']/skipped")
+    )
+    assert [s.get("message") for s in skipped] == [why]
+    shown = html.read_text(encoding="utf-8")
+    assert "Ignored (not counted: --config)" in shown
+    assert why in shown
+    without = invoke("check", *urls, "--strict", "--json")
+    assert without.exit_code == 1, without.output
+    assert {f["check"] for f in json.loads(without.stdout)["findings"]} == {
+        "discovery.tools-found",
+        "metadata.description-useful",
+    }
+
+
+def test_a_config_file_that_cannot_be_used_exits_2_naming_it_before_a_browser_starts(
+    tmp_path: Path,
+) -> None:
+    config, report = tmp_path / "check.toml", tmp_path / "report.json"
+    config.write_text('[[page]]\npath = "/a"\nignore = ["metadata.nope"]\n', encoding="utf-8")
+    result = CliRunner().invoke(
+        main,
+        ["check", "http://127.0.0.1:9/", "--config", str(config), "--json-report", str(report)],
+    )
+    assert result.exit_code == 2, result.output
+    message = " ".join(result.stderr.split())
+    assert f"--config {config}: [[page]] entry 1: ignore names 'metadata.nope'" in message
+    assert "docs/codes.md" in message
+    assert not report.exists()
+    missing = CliRunner().invoke(main, ["check", "--config", str(tmp_path / "no.toml")])
+    assert missing.exit_code == 2
+    assert "cannot read it" in missing.stderr

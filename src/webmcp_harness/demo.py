@@ -237,12 +237,15 @@ class DemoServer:
 
     def stop(self) -> None:
         """Stop serving and free the port. Safe to call twice."""
-        for httpd, thread in (
-            (self._httpd, self._thread),
-            (self._widget_httpd, self._widget_thread),
-        ):
+        servers = [(self._httpd, self._thread), (self._widget_httpd, self._widget_thread)]
+        # Both at once: each shutdown waits for its loop's next poll.
+        stoppers = [threading.Thread(target=h.shutdown) for h, _ in servers if h is not None]
+        for stopper in stoppers:
+            stopper.start()
+        for stopper in stoppers:
+            stopper.join()
+        for httpd, thread in servers:
             if httpd is not None:
-                httpd.shutdown()
                 httpd.server_close()
             if thread is not None:
                 thread.join(timeout=5)
@@ -271,9 +274,12 @@ class DemoServer:
         return f"<DemoServer {self.url} {state}>"
 
 
+_POLL = 0.05  # seconds: how soon a server notices stop()
+
+
 def _serve(httpd: _Server, name: str) -> threading.Thread:
     thread = threading.Thread(
-        target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name=name, daemon=True
+        target=httpd.serve_forever, kwargs={"poll_interval": _POLL}, name=name, daemon=True
     )
     thread.start()
     return thread

@@ -9,6 +9,7 @@ a `CheckReport` goes to the JSON, JUnit XML, HTML and terminal writers.
 from __future__ import annotations
 
 from .behaviour import BEHAVIOUR_CHECKS, check_call
+from .config import ConfigError, PageConfig, PageRule, load_config
 from .findings import CHECKS, Check, Collector, Finding, Severity, Target, checks, get_check
 from .forms import EXTRACT_FORM_JS, EXTRACT_FORMS_JS, FORM_CHECKS, check_form
 from .inputs import InvalidInput, invalid_input, invalid_inputs, valid_input
@@ -40,9 +41,12 @@ __all__ = [
     "Check",
     "CheckReport",
     "Collector",
+    "ConfigError",
     "Finding",
     "InvalidInput",
+    "PageConfig",
     "PageResult",
+    "PageRule",
     "Severity",
     "Target",
     "check_call",
@@ -55,6 +59,7 @@ __all__ = [
     "get_check",
     "invalid_input",
     "invalid_inputs",
+    "load_config",
     "print_summary",
     "render_summary",
     "to_html",

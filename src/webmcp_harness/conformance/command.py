@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from rich.progress import Progress as RichProgress
 
 from .. import _cli as cli
+from .config import ConfigError, PageConfig, load_config
 from .reports import CheckReport, print_summary, write_html, write_json, write_junit
 from .runner import CallMode, CheckOptions, Progress, check_urls
 
@@ -144,6 +145,13 @@ def cli_url(url: str, limit: int = 100) -> str:
     is_flag=True,
     help="A page without tools is fine (for pages meant to have none); else it is an error.",
 )
+@click.option(
+    "--config",
+    "config_path",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Per-URL rules (TOML [[page]] entries: path or url glob; allow-no-tools, ignore).",
+)
 @click.option("--strict", is_flag=True, help="Warnings fail the run too.")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the JSON report on stdout (the summary: stderr)."
@@ -176,6 +184,7 @@ def check(
     call_mode: CallMode,
     explore: int,
     allow_no_tools: bool,
+    config_path: str | None,
     strict: bool,
     as_json: bool,
     json_path: str | None,
@@ -199,12 +208,14 @@ def check(
     json_path = _report_path(json_path, "--json-report")
     junit_path = _report_path(junit_path, "--junit")
     html_path = _report_path(html_path, "--html")
+    pages = _config(config_path)
     demo = not urls
     options = CheckOptions(
         timeout=browser.timeout,
         call=call_mode,
         explore=explore,
         allow_no_tools=allow_no_tools,
+        pages=pages,
         crawl=crawl if crawl is not None else (DEMO_CRAWL if demo else 0),
         workers=workers,
         strict=strict,
@@ -247,6 +258,17 @@ def check(
         if path:
             cli.err.print(f"{label} report: {escape(path)}", highlight=False)
     sys.exit(_exit_status(report, strict))
+
+
+def _config(path: str | None) -> PageConfig | None:
+    """The --config file's page rules (a usage error, before anything starts, if it is wrong)."""
+    if path is None:
+        return None
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        cli.fail(f"--config {exc.message}")
+        raise  # unreachable: fail exits
 
 
 def _exit_status(report: CheckReport, strict: bool) -> int:

@@ -154,8 +154,8 @@ def check_discovery(
             "No WebMCP tools on this page"
             + (f": {why_none}" if why_none else "")
             + ". Register tools with document.modelContext.registerTool() or mark a form with "
-            "toolname and tooldescription (or pass --allow-no-tools if the page is meant to "
-            "have none).",
+            "toolname and tooldescription (if the page is meant to have none, pass "
+            "--allow-no-tools, or give it an allow-no-tools entry in a --config file).",
             severity=None if expect_tools else Severity.INFO,
         )
     if len(tools) > max_tools:

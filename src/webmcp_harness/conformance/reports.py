@@ -12,6 +12,7 @@ import base64
 import contextlib
 import html
 import io
+import itertools
 import json
 import math
 import re
@@ -150,6 +151,7 @@ class CheckReport:
     ended: float = 0.0
     options: dict[str, Any] = field(default_factory=dict)
     targets: list[Target] = field(default_factory=list)
+    ignored: list[Finding] = field(default_factory=list)  # not counted: check --config said so
     spool: PageSpool | None = field(default=None, repr=False, compare=False)
     _totals: dict[bool, _Totals] = field(default_factory=dict, repr=False, compare=False)
 
@@ -158,16 +160,30 @@ class CheckReport:
         self.findings.extend(collected.findings)
         self.targets.extend(collected.targets)
 
-    def add_page(self, page: PageResult, collected: Collector, records: list[CallRecord]) -> None:
-        """Take in one checked page: its result, findings and checks, and its call records."""
+    def add_page(
+        self,
+        page: PageResult,
+        collected: Collector,
+        records: list[CallRecord],
+        ignored: Sequence[Finding] = (),
+    ) -> None:
+        """Take in one checked page: its result, findings and checks, its call records, and
+        the findings check --config left uncounted."""
         if self.spool is None:
             self.pages.append(page)
             self.add(collected)
             self.records.extend(records)
+            self.ignored.extend(ignored)
             return
         self._totals.clear()
         self.spool.add(
-            PageBundle(page, list(collected.findings), list(collected.targets), list(records))
+            PageBundle(
+                page,
+                list(collected.findings),
+                list(collected.targets),
+                list(records),
+                list(ignored),
+            )
         )
 
     def iter_pages(self) -> Iterator[PageResult]:
@@ -183,6 +199,12 @@ class CheckReport:
         for bundle in self.spool or ():
             yield from bundle.findings
 
+    def iter_ignored(self) -> Iterator[Finding]:
+        """The findings check --config left uncounted, page by page."""
+        yield from self.ignored
+        for bundle in self.spool or ():
+            yield from bundle.ignored
+
     def iter_targets(self) -> Iterator[Target]:
         """The checks that ran (or were skipped) on what, page by page."""
         yield from self.targets
@@ -195,9 +217,10 @@ class CheckReport:
             return self._totals[strict]
         counts = {s.value: 0 for s in Severity}
         used: set[str] = set()
-        pages = tools = calls = checks = failed = skipped = 0
+        pages = tools = calls = checks = failed = skipped = ignored = 0
         for bundle in self.spool or ():
             pages += 1
+            ignored += len(bundle.ignored)
             tools += len(bundle.page.tools)
             calls += len(bundle.records)
             for finding in bundle.findings:
@@ -219,6 +242,7 @@ class CheckReport:
             "checksFailed": failed,
             "checksSkipped": skipped,
             "findings": counts,
+            "ignored": ignored,
         }
         self._totals[strict] = _Totals(summary, used)
         return self._totals[strict]
@@ -272,6 +296,7 @@ class CheckReport:
             "checksFailed": sum(1 for c in cases if c.failing(strict)),
             "checksSkipped": sum(1 for c in cases if c.skipped is not None),
             "findings": self.counts(),
+            "ignored": len(self.ignored),
         }
 
 
@@ -341,6 +366,7 @@ def to_json(report: CheckReport) -> dict[str, Any]:
         "pages": [p.to_dict() for p in report.pages],
         "findings": [_json_finding(f) for f in report.findings],
         "targets": [t.to_dict() for t in report.targets],
+        "ignored": [_json_finding(f) for f in report.ignored],
         "records": [_json_record(r) for r in report.records],
     }
 
@@ -356,6 +382,7 @@ def write_json(report: CheckReport, path: str | Path | IO[str]) -> None:
         ("pages", lambda b: [b.page.to_dict()]),
         ("findings", lambda b: map(_json_finding, b.findings)),
         ("targets", lambda b: (t.to_dict() for t in b.targets)),
+        ("ignored", lambda b: map(_json_finding, b.ignored)),
         ("records", lambda b: map(_json_record, b.records)),
     ]
     with _output(path) as write:
@@ -614,9 +641,21 @@ def to_html(report: CheckReport, *, strict: bool | None = None, title: str | Non
     for index, page in enumerate(pages):
         mine = [f for f in report.findings if f.page == page.url]
         parts.append(_page_html(page, index, mine, _records_for(report, page, [])))
+    parts.extend(_ignored_html(report))
     parts.extend(_other_calls(_records_for(report, None, pages)))
     parts.append("</main></body></html>")
     return "\n".join(parts)
+
+
+def _ignored_html(report: CheckReport) -> list[str]:
+    ignored = list(itertools.islice(report.iter_ignored(), _HTML_MAX_FINDINGS))
+    if not ignored:
+        return []
+    return [
+        '<section class="page"><h2>Ignored (not counted: --config)</h2>',
+        _findings_table(ignored, ignored=True),
+        "</section>",
+    ]
 
 
 def _other_calls(rest: list[CallRecord]) -> list[str]:
@@ -656,10 +695,14 @@ def _html_head(
     return parts
 
 
-def _findings_table(findings: Sequence[Finding]) -> str:
+def _findings_table(findings: Sequence[Finding], *, ignored: bool = False) -> str:
     rows = ["<table><tr><th>Severity</th><th>Check</th><th>What to fix</th><th>Rule</th></tr>"]
     for f in sorted(findings, key=lambda f: f.severity.rank):
         frame = f'<div class="muted">frame {_e(f.frame, 300)}</div>' if f.frame else ""
+        if ignored:
+            why = f.detail.get("ignored", "")
+            frame += f'<div class="muted">on {_e(f.page, 300)}: {_e(why, 400)}</div>'
+
         rows.append(
             f'<tr><td><span class="badge sev-{_e(f.severity.value)}">{_e(f.severity.value)}'
             f"</span></td><td><code>{_e(f.check, 100)}</code></td>"
@@ -805,7 +848,7 @@ def write_html(
             placed = {id(r) for r in mine}
             rest.extend(r for r in bundle.records if id(r) not in placed)
             write("\n" + _page_html(page, index, bundle.findings, mine))
-        for part in _other_calls(rest):
+        for part in [*_ignored_html(report), *_other_calls(rest)]:
             write("\n" + part)
         write("\n</main></body></html>")
 
@@ -905,6 +948,14 @@ def skipped_lines(report: CheckReport, limit: int = 6) -> list[str]:
     rest = sum(count for _, count in ordered[limit:])
     if rest:
         lines.append(f"{rest:,} skipped for other reasons (see the reports)")
+    ignored: dict[str, int] = {}
+    for finding in report.iter_ignored():
+        what = f"{finding.check}, {_plain(finding.detail.get('ignored', 'ignored'), 160)}"
+        ignored[what] = ignored.get(what, 0) + 1
+    lines.extend(
+        f"{count:,} findings not counted: {what} (the JSON report lists them under ignored)"
+        for what, count in sorted(ignored.items(), key=lambda item: -item[1])
+    )
     not_visited = report.options.get("pagesNotVisited")
     if isinstance(not_visited, int) and not_visited:
         lines.append(f"{not_visited:,} pages not visited: more than --max-pages")

@@ -34,7 +34,8 @@ from .behaviour import (
     answered_normally,
     check_call,
 )
-from .findings import Collector, Severity, excerpt
+from .config import PageConfig
+from .findings import Collector, Finding, Severity, excerpt
 from .forms import (
     BROWSER_ISSUE_TYPES,
     EXTRACT_FORM_JS,
@@ -87,6 +88,7 @@ _MAX_LINKS = 2_000
 _MAX_URL = 2_048
 _MAX_SCREENSHOT = 2_000_000  # bytes; a larger screenshot is dropped
 _MAX_FORMS = 200
+_FORMS_AT_ONCE = 8  # declarative forms read at once
 _MAX_ERRORS = 500  # uncaught page errors kept per page
 _LATE_ANSWER_WAIT = 3.0  # seconds to wait for the answer of a tool removed mid-call
 _MAX_EXPLORED = 200  # tools known on a page at most, those found by exploring included
@@ -104,7 +106,7 @@ _NOT_PAGES = re.compile(  # links to files, not pages: the crawl skips them
     re.IGNORECASE,
 )
 
-_PROBE_JS = """() => {
+_PROBE_JS = """(linksOnly) => {
   const MAX_LINKS = @MAX_LINKS@, MAX_URL = @MAX_URL@;
   const safe = (f, d) => { try { return f(); } catch (e) { return d; } };
   const links = [];
@@ -114,6 +116,7 @@ _PROBE_JS = """() => {
     const href = safe(() => new URL(a.getAttribute("href"), document.baseURI).href, null);
     if (typeof href === "string") links.push(href.slice(0, MAX_URL));
   }
+  if (linksOnly) return { links };
   // GET forms lead to pages too: their action, with the values the form holds now.
   const forms = safe(() => Array.prototype.slice.call(document.forms, 0, 200), []);
   for (const f of forms) {
@@ -182,6 +185,7 @@ class CheckOptions:
     settle: float = 0.2  # seconds the tool list must stay unchanged after the page loads
     allow_no_tools: bool = False  # a page the user gave may have no tools (else: an error)
     explore: int = 1  # tools a call makes appear are checked too, this many calls deep
+    pages: PageConfig | None = None  # per-URL rules (check --config): allow no tools, ignore
     viewport: tuple[int, int] = (1024, 720)
 
     @property
@@ -310,6 +314,7 @@ class _Visit:
     during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
     led_by: dict[tuple[str, str], str] = field(default_factory=dict)  # explored tool -> call
     reported: set[tuple[str, str]] = field(default_factory=set)
+    ignored: list[Finding] = field(default_factory=list)  # taken out by options.pages
     browser: Browser | None = None  # where the page is checked (None: the checker's first)
 
 
@@ -370,7 +375,7 @@ class Checker:
         self._finished = 0  # pages checked so far
         self._stream = stream
         self._report: CheckReport | None = None
-        self._skipped_pages = 0
+        self._not_visited: set[str] = set()  # pages over max_pages
         self._per_path: dict[tuple[str, str, str], int] = {}
         self._queue: asyncio.Queue[tuple[str, int, bool]] | None = None
 
@@ -402,8 +407,8 @@ class Checker:
                 worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
         self._to_report(final=True)
-        if self._skipped_pages:
-            report.options["pagesNotVisited"] = self._skipped_pages
+        if self._not_visited:
+            report.options["pagesNotVisited"] = len(self._not_visited)
         if len(self.browsers) > 1:
             report.options["browsers"] = len(self.browsers)
         if self._retried:
@@ -430,7 +435,7 @@ class Checker:
                     "This page could not be checked (an error in the checker). Check it by hand, "
                     "or report this to webmcp-harness.",
                 )
-            report.add_page(visit.result, visit.col, visit.records)
+            report.add_page(visit.result, visit.col, visit.records, visit.ignored)
 
     def _enqueue(self, url: str, depth: int, *, seed: bool = False) -> None:
         key = normalise_url(url, keep_fragment=seed)
@@ -442,7 +447,8 @@ class Checker:
         if not seed and limit is not None and self._per_path.get(path, 0) >= limit:
             return
         if len(self._seen) >= self.options.max_pages:
-            self._skipped_pages += 1
+            if len(self._not_visited) < 100_000:  # (a count, not a list, past that)
+                self._not_visited.add(key)
             return
         self._per_path[path] = self._per_path.get(path, 0) + 1
         self._seen.add(key)
@@ -613,6 +619,8 @@ class Checker:
             await self._close(visit)
             visit.result.elapsed = time.monotonic() - started
             visit.result.calls = [r.id for r in visit.records]
+            if self.options.pages is not None:
+                visit.ignored = self.options.pages.ignore(visit.col)
         return visit
 
     async def _check_page(self, visit: _Visit) -> None:
@@ -647,11 +655,11 @@ class Checker:
             _unresponsive(col, visit, message)
             return
         visit.result.title = probe["title"]
-        visit.links = probe["links"]
+        visit.links, visit.followed = probe["links"], 0  # (those already followed: seen)
         self._follow(visit)
         await self._screenshot(visit)
         assert visit.session is not None
-        listed = await self._tools(visit)
+        listed = await self._tools(visit, settle=self.options.settle or None)  # (as _settle)
         if listed is None:
             message = (
                 f"The page's tools could not be listed within {self.wait:g} s (the page stopped "
@@ -701,11 +709,26 @@ class Checker:
             tools,
             page=visit.url,
             out=col,
-            expect_tools=visit.seed and not self.options.allow_no_tools,
+            expect_tools=visit.seed and not self._allows_no_tools(visit.url),
             why_none=why_none,
         )
         if not tools:
             return
+        static = await self._static_checks(visit, tools, tool_forms=probe["toolForms"] > 0)
+        for finding in static.findings:  # (so that exploring reports none of them again)
+            visit.reported.add(_key(finding))
+        col.extend(static)
+        await self._check_behaviour(visit, tools)
+
+    def _allows_no_tools(self, url: str) -> bool:
+        pages = self.options.pages
+        return self.options.allow_no_tools or (pages is not None and pages.allows_no_tools(url))
+
+    async def _static_checks(
+        self, visit: _Visit, tools: list[Tool], *, tool_forms: bool, explored: bool = False
+    ) -> Collector:
+        """The checks that call nothing: metadata, safety, and declarative forms (with Chromium's
+        own issues with them when there are tool forms); explored: tools a call made appear."""
         static = Collector(visit.url)
         for index, tool in enumerate(tools):
             check_tool_metadata(tool, page=visit.url, out=static)
@@ -714,9 +737,9 @@ class Checker:
                 await asyncio.sleep(0)  # let other pages' events and timers through
         forms = Collector(visit.url)
         await self._check_forms(visit, tools, forms)
-        if probe["toolForms"]:
+        if tool_forms:
             check_browser_form_issues(await self._form_issues(visit), page=visit.url, out=forms)
-        else:
+        elif not explored:
             forms.skip("form.browser-issues", "no <form toolname> or <form tooldescription>")
         # A form control without a description is one problem: report it where it is fixed
         # (the control's label), not also as an undescribed schema property.
@@ -726,9 +749,8 @@ class Checker:
             for f in static.findings
             if f.check != "metadata.params-described" or (f.tool, f.frame) not in by_form
         ]
-        col.extend(static)
-        col.extend(forms)
-        await self._check_behaviour(visit, tools)
+        static.extend(forms)
+        return static
 
     async def _check_errors(self, visit: _Visit) -> None:
         """The page's uncaught errors (load and calls) and refused registrations as findings."""
@@ -776,8 +798,7 @@ class Checker:
         )
         visit.context = context
         context.set_default_timeout(options.page_timeout * 1000)
-        await context.add_init_script(_COUNT_NAVIGATIONS_JS)
-        await context.add_init_script(WATCH_REGISTRATIONS_JS)
+        await context.add_init_script(f"{_COUNT_NAVIGATIONS_JS}\n;{WATCH_REGISTRATIONS_JS}")
         if self.prepare_context is not None:
             await self.prepare_context(context)
         page = await context.new_page()
@@ -847,6 +868,7 @@ class Checker:
     async def _settle(self, visit: _Visit) -> None:
         """Wait (briefly, bounded) until the page's tool list stops changing."""
         session = visit.session
+        await self._early_links(visit)
         if session is None or self.options.settle <= 0:
             return
         deadline = time.monotonic() + _SETTLE_CAP
@@ -860,15 +882,28 @@ class Checker:
             elif time.monotonic() - quiet_since >= self.options.settle:
                 return
 
+    async def _early_links(self, visit: _Visit) -> None:
+        """The links the page has once loaded, to the crawl at once, so the next level loads
+        while this page settles (the probe adds the links and forms that come later)."""
+        if visit.links or visit.depth >= self.options.crawl or visit.page is None:
+            return
+        raw = await _bounded(visit.page.evaluate(_PROBE_JS, True), self.wait)
+        links = raw.get("links") if isinstance(raw, dict) else None
+        if isinstance(links, list):
+            visit.links = [x for x in links if isinstance(x, str)][:_MAX_LINKS]
+            self._follow(visit)
+
     async def _tool_keys(self, session: WebMCPSession) -> frozenset[tuple[str, str]] | None:
-        tools = await _bounded(session.tools(), self.wait)
+        tools = await _bounded(session.tools(settle=0), self.wait)  # (this loop is the settle)
         if tools is None:
             return None
         return frozenset((t.frame_id, t.name) for t in tools)
 
-    async def _tools(self, visit: _Visit) -> list[Tool] | None:
+    async def _tools(self, visit: _Visit, settle: float | None = None) -> list[Tool] | None:
+        """The page's tools, once quiet for settle seconds (None: the session's default); an
+        empty list waits a little for a first tool."""
         assert visit.session is not None
-        tools = await _bounded(visit.session.tools(), self.wait)
+        tools = await _bounded(visit.session.tools(settle=settle), self.wait)
         return list(tools) if isinstance(tools, list) else None
 
     async def _probe(self, visit: _Visit) -> dict[str, Any] | None:
@@ -938,13 +973,18 @@ class Checker:
     # -- declarative forms -----------------------------------------------------------------
     async def _check_forms(self, visit: _Visit, tools: list[Tool], out: Collector) -> None:
         forms = [t for t in tools if t.declarative]
+        # Read a few forms at once (each is a round trip to the page); judge them in order.
+        read: list[dict[str, Any] | None] = []
+        for start in range(0, min(len(forms), _MAX_FORMS), _FORMS_AT_ONCE):
+            chunk = forms[start : min(start + _FORMS_AT_ONCE, _MAX_FORMS)]
+            read += await asyncio.gather(*(self._describe_form(visit, t) for t in chunk))
         for index, tool in enumerate(forms):
             frame = frame_of(tool, visit.url)
             if index >= _MAX_FORMS:
                 for check_id in FORM_CHECKS:
                     out.skip(check_id, f"more than {_MAX_FORMS} forms", tool.name, frame)
                 continue
-            described = await self._describe_form(visit, tool)
+            described = read[index]
             if described is None:
                 for check_id in FORM_CHECKS:
                     out.skip(check_id, "the form could not be read", tool.name, frame)
@@ -1057,12 +1097,11 @@ class Checker:
             return []
         record = visit.last_call[1] if visit.last_call is not None else None
         led_by = f"call #{record.id} of {excerpt(after.name, 60)}" if record else after.name
-        static = Collector(visit.url)
         for tool in fresh:
             known.add((tool.frame_id, tool.name))
             visit.led_by[(tool.name, frame_of(tool, visit.url) or "")] = led_by
-            check_tool_metadata(tool, page=visit.url, out=static)
-            check_tool_safety(tool, page=visit.url, out=static)
+        forms = any(t.declarative for t in fresh)
+        static = await self._static_checks(visit, fresh, tool_forms=forms, explored=True)
         self._keep_new(visit, static)
         visit.result.tools = [*visit.result.tools, *fresh]
         return fresh
@@ -1267,7 +1306,7 @@ class Checker:
         """judged's findings into the page's, each check at most once per tool and frame."""
         fresh = []
         for finding in judged.findings:
-            key = (finding.check, (finding.tool or "") + "\x00" + (finding.frame or ""))
+            key = _key(finding)
             if key in visit.reported:
                 continue
             visit.reported.add(key)
@@ -1281,6 +1320,11 @@ class Checker:
             fresh.append(finding)
         judged.findings[:] = fresh
         visit.col.extend(judged)
+
+
+def _key(finding: Finding) -> tuple[str, str]:
+    """A finding's check, tool and frame: reported once per page."""
+    return (finding.check, (finding.tool or "") + "\x00" + (finding.frame or ""))
 
 
 def _frame_for(page: Page, tool: Tool, session: WebMCPSession) -> Frame | None:

@@ -29,6 +29,7 @@ class PageBundle:
     findings: list[Finding]
     targets: list[Target]
     records: list[CallRecord]
+    ignored: list[Finding]  # findings check --config left uncounted
 
 
 class PageSpool:

@@ -15,7 +15,7 @@ the same demo server, launches the same browser with the same flags, and opens t
 (4 at a time, a context each, to their load event), with nothing else. Target: at most 2x.
 
 With `--grid`: a 40-page site checked over one and over two `webmcp-harness browser-server`
-nodes (`--workers 2` per browser both times; pages per second, target >= 1.6x), once as served
+nodes (`--grid-workers`, default 2, per browser both times; pages per second, target >= 1.6x), once as served
 from disk and once with `--latency` ms (default 300) before each response, as a real site's
 server takes; with the CPU seconds per page of each process (the checker, its Playwright driver,
 each node with its browser) and how busy the machine's cores were, which say what limits it.
@@ -321,12 +321,14 @@ def _median_row(runs: list[dict[str, float]]) -> dict[str, float]:
     return {key: statistics.median(r.get(key, 0.0) for r in runs) for key in runs[0]}
 
 
-def measure_grid(repeat: int, latency: float) -> tuple[dict[str, float], list[dict[str, Any]]]:
-    """Pages per second over one and two grid nodes (workers 2 per browser), alternating runs,
+def measure_grid(
+    repeat: int, latency: float, workers: int = 2
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """Pages per second over one and two grid nodes (workers per browser), alternating runs,
     for the pages as served from disk and with latency seconds before each response."""
     from webmcp_harness.grid import BrowserServer
 
-    options = CheckOptions(crawl=1, workers=2, timeout=20)
+    options = CheckOptions(crawl=1, workers=workers, timeout=20)
     ratios: dict[str, float] = {}
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder, BrowserServer() as a, BrowserServer() as b:
@@ -345,7 +347,9 @@ def measure_grid(repeat: int, latency: float) -> tuple[dict[str, float], list[di
             first, second = _median_row(one), _median_row(two)
             rows.append({"name": f"grid: 40 pages, {label}, 1 server", **first})
             rows.append({"name": f"grid: 40 pages, {label}, 2 servers", **second})
-            key = f"grid, {label}: 2 servers / 1 server, pages/s (target >= 1.6)"
+            key = (
+                f"grid, {label}, --workers {workers}: 2 servers / 1 server, pages/s (target >= 1.6)"
+            )
             ratios[key] = second["pages_per_second"] / first["pages_per_second"]
     return ratios, rows
 
@@ -400,6 +404,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--rss-pages", default="100,1000", help="site sizes for the RSS rows")
     parser.add_argument(
+        "--grid-workers", type=int, default=2, help="--workers per browser in the grid rows"
+    )
+    parser.add_argument(
         "--latency", type=float, default=300, help="ms before each response (grid rows)"
     )
     args = parser.parse_args(argv)
@@ -450,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_grid(args: argparse.Namespace) -> int:
-    ratios, rows = measure_grid(max(1, args.repeat), args.latency / 1000)
+    ratios, rows = measure_grid(max(1, args.repeat), args.latency / 1000, max(1, args.grid_workers))
     sizes = [int(n) for n in args.rss_pages.split(",") if n.strip()]
     more, rss = measure_rss(sizes) if sizes else ({}, [])
     ratios.update(more)

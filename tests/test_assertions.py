@@ -115,7 +115,7 @@ def test_an_async_session_matches_a_snapshot_at_a_path_of_its_own(
 
 
 def test_expect_refuses_a_timeout_that_reads_as_milliseconds(pages_url: str) -> None:
-    from webmcp_harness.errors import UsageError
+    from webmcp_harness.core.errors import UsageError
 
     async def body(session: WebMCPSession) -> str:
         with pytest.raises(UsageError) as caught:

@@ -35,7 +35,7 @@ from webmcp_harness import (
     tool_error_code,
 )
 from webmcp_harness import __all__ as package_all
-from webmcp_harness.errors import (
+from webmcp_harness.core.errors import (
     BrowserNotFoundError,
     SessionClosedError,
     UsageError,

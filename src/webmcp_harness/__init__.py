@@ -5,8 +5,8 @@ from __future__ import annotations
 from . import _formats  # noqa: F401  # first: before anything imports jsonschema
 from .assertions import expect
 from .browser import find_browser, launch, launch_args
+from .core.errors import Error, WebToolError
 from .demo import DemoServer, serve_demo, serve_folder
-from .errors import Error, WebToolError
 from .probe import PageProbe, probe
 from .records import CallRecord, Tool
 from .results import (

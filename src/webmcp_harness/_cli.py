@@ -23,7 +23,7 @@ import click
 from rich.console import Console
 
 from ._text import cell, markup, safe_text, write_json
-from .errors import Error, UsageError, WebMCPUnavailableError
+from .core.errors import Error, UsageError, WebMCPUnavailableError
 from .session import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT, WebMCPSession
 
 __all__ = [

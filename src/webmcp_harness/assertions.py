@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from ._timeouts import EXPECT_MOST, seconds_problem
-from .errors import UsageError
+from .core.errors import UsageError
 from .records import CallRecord
 from .results import ToolErrorCode, ToolResult, is_error_text, tool_error_code
 from .session import WebMCPSession as AsyncSession

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .errors import BrowserNotFoundError, UsageError
+from .core.errors import BrowserNotFoundError, UsageError
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright

@@ -283,7 +283,7 @@ def browser_server(
 
     Prints the WebSocket endpoint for --connect, then serves until Ctrl-C.
     """
-    from .errors import Error
+    from .core.errors import Error
     from .grid import BrowserServer
 
     try:

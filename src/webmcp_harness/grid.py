@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 
 from .browser import find_browser, launch_args
-from .errors import BrowserNotFoundError, UsageError
+from .core.errors import BrowserNotFoundError, UsageError
 
 __all__ = ["BrowserServer", "explain_remote_error", "server_config"]
 

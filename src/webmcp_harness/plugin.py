@@ -51,8 +51,8 @@ from ._pw import is_sync
 from ._timeouts import SETTING_MOST, seconds_problem
 from .browser import BROWSER_ENV, NO_WEBMCP_REMOTE, WEBMCP_FEATURES, find_browser, launch_args
 from .contracts import plain
+from .core.errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
 from .coverage import Coverage
-from .errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
 from .records import CallRecord, Tool
 from .results import ToolResult
 from .session import DEFAULT_TIMEOUT, BackendChoice

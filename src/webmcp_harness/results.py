@@ -58,7 +58,7 @@ import types
 from collections.abc import Mapping
 from typing import Any, TypedDict, cast
 
-from .errors import ToolErrorCode, WebToolError
+from .core.errors import ToolErrorCode, WebToolError
 
 __all__ = [
     "RETRYABLE",

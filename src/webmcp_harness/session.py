@@ -21,7 +21,7 @@ from ._backends.base import (
 from ._backends.sources import SourceFilter, Sources
 from ._pw import as_async
 from .coding import code_refusal, code_report
-from .errors import AttachError, SessionClosedError, UsageError
+from .core.errors import AttachError, SessionClosedError, UsageError
 from .records import CallRecord, Tool
 from .results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
 from .schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for

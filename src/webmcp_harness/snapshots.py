@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .contracts import plain, tool_contract
-from .errors import UsageError
+from .core.errors import UsageError
 from .session import WebMCPSession
 
 __all__ = ["UPDATE_OPTION", "SnapshotPlace", "bind", "diff_contracts", "match_snapshot", "place_of"]

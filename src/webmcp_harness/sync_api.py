@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import session as _core
 from ._pw import is_sync
-from .errors import UsageError
+from .core.errors import UsageError
 from .records import CallRecord, Tool
 from .results import ToolResult
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import WebMCPUnavailableError
+from ..core.errors import WebMCPUnavailableError
 from ..records import Tool
 from .base import Backend, BackendError, CallRefusedError, Interrupted, Invocation, ToolsChanged
 from .cdp import CdpBackend

@@ -40,7 +40,7 @@ from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
-from ..errors import Error, WebMCPUnavailableError
+from ..core.errors import Error, WebMCPUnavailableError
 from ..probe import probe
 from ..records import CallRecord, Tool
 from ..results import is_error_text, tool_error_code

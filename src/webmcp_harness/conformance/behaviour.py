@@ -13,7 +13,7 @@ import json
 from typing import Any, Literal
 
 from ..coding import code_report, normalise_output
-from ..errors import ToolErrorCode
+from ..core.errors import ToolErrorCode
 from ..records import CallRecord, Tool
 from ..results import is_error_text, tool_error_code
 from .findings import Collector, Finding, Severity, excerpt

@@ -41,7 +41,7 @@ from webmcp_harness.core.errors import (
     UsageError,
     WebMCPUnavailableError,
 )
-from webmcp_harness.results import to_json
+from webmcp_harness.core.results import to_json
 
 VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors" / "coding-rules.json"
 CODES = [member.value for member in ToolErrorCode]

@@ -6,10 +6,7 @@ from . import _formats  # noqa: F401  # first: before anything imports jsonschem
 from .assertions import expect
 from .browser import find_browser, launch, launch_args
 from .core.errors import Error, WebToolError
-from .demo import DemoServer, serve_demo, serve_folder
-from .probe import PageProbe, probe
-from .records import CallRecord, Tool
-from .results import (
+from .core.results import (
     RETRYABLE,
     ToolErrorCode,
     ToolResult,
@@ -21,6 +18,9 @@ from .results import (
     tool_error,
     tool_error_code,
 )
+from .demo import DemoServer, serve_demo, serve_folder
+from .probe import PageProbe, probe
+from .records import CallRecord, Tool
 from .session import WebMCPSession
 
 # One name a line, so adding an export is adding a line.

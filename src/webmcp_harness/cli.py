@@ -25,8 +25,8 @@ from ._cli import (
 from ._text import cell, dumps, markup, text
 from .agent.command import replay, run_script
 from .conformance.command import check
+from .core.results import ToolErrorCode, tool_error, tool_error_code
 from .mcp_server.command import serve
-from .results import ToolErrorCode, tool_error, tool_error_code
 from .schema import validate_args
 
 __all__ = ["main"]

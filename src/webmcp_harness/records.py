@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .results import ToolResult
+from .core.results import ToolResult
 
 __all__ = ["BrowserReport", "CallRecord", "Tool", "ToolEvent", "normalise_annotations"]
 

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from ..browser import explain_load_error
-from ..results import RETRYABLE
+from ..core.results import RETRYABLE
 from .check import SENDS_SECRETS, Check, CheckRequest, Decision, default_check
 from .gateway import Gateway, GatewayCall
 from .kinds import failure, kind_for_http

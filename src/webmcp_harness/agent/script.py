@@ -72,7 +72,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .._text import TooBig, read_bounded
-from ..results import ToolErrorCode
+from ..core.results import ToolErrorCode
 from .check import REASONS, first_name
 from .kinds import KINDS
 from .outcome import Outcome, answer_text, tool_value

@@ -29,7 +29,7 @@ from webmcp_harness.agent.transcript import (
     read_transcript,
     step_entry,
 )
-from webmcp_harness.records import CallRecord
+from webmcp_harness.core.records import CallRecord
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 OK = {"content": [{"type": "text", "text": '{"order":"TW-10042"}'}]}

@@ -15,7 +15,7 @@ from playwright.sync_api import Page
 
 from webmcp_harness import tool_error_code
 from webmcp_harness.coding import code_refusal, code_report
-from webmcp_harness.records import BrowserReport
+from webmcp_harness.core.records import BrowserReport
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 
 

@@ -19,7 +19,7 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from webmcp_harness._backends.base import BackendError
 from webmcp_harness._backends.inpage import InPageBackend, InPageInvocation, detect_implementation
-from webmcp_harness.records import BrowserReport, Tool
+from webmcp_harness.core.records import BrowserReport, Tool
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

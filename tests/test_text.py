@@ -35,7 +35,7 @@ from webmcp_harness.conformance.reports import (
     write_junit,
 )
 from webmcp_harness.conformance.safety import check_safety
-from webmcp_harness.records import BrowserReport, CallRecord, Tool
+from webmcp_harness.core.records import BrowserReport, CallRecord, Tool
 
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 PAGE = "http://127.0.0.1:1/shop"

@@ -6,6 +6,7 @@ from . import _formats  # noqa: F401  # first: before anything imports jsonschem
 from .assertions import expect
 from .browser import find_browser, launch, launch_args
 from .core.errors import Error, WebToolError
+from .core.records import CallRecord, Tool
 from .core.results import (
     RETRYABLE,
     ToolErrorCode,
@@ -20,7 +21,6 @@ from .core.results import (
 )
 from .demo import DemoServer, serve_demo, serve_folder
 from .probe import PageProbe, probe
-from .records import CallRecord, Tool
 from .session import WebMCPSession
 
 # One name a line, so adding an export is adding a line.

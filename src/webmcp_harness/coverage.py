@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .contracts import plain, tool_origin
-from .records import CallRecord, Tool
+from .core.records import CallRecord, Tool
 
 __all__ = ["Coverage", "ToolCoverage"]
 

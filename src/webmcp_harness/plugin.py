@@ -52,9 +52,9 @@ from ._timeouts import SETTING_MOST, seconds_problem
 from .browser import BROWSER_ENV, NO_WEBMCP_REMOTE, WEBMCP_FEATURES, find_browser, launch_args
 from .contracts import plain
 from .core.errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
+from .core.records import CallRecord, Tool
 from .core.results import ToolResult
 from .coverage import Coverage
-from .records import CallRecord, Tool
 from .session import DEFAULT_TIMEOUT, BackendChoice
 from .snapshots import UPDATE_OPTION, SnapshotPlace, bind
 from .sync_api import WebMCPSession, _run

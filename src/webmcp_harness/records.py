@@ -1,185 +1,21 @@
-"""What the harness knows about a tool, and what every call leaves behind."""
+"""Moved to `webmcp_harness.core.records`; this path stays until the work in flight is on the new one."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from .core.records import (
+    BackendName,
+    BrowserReport,
+    CallRecord,
+    Tool,
+    ToolEvent,
+    normalise_annotations,
+)
 
-from .core.results import ToolResult
-
-__all__ = ["BrowserReport", "CallRecord", "Tool", "ToolEvent", "normalise_annotations"]
-
-BackendName = Literal["cdp", "inpage"]
-
-Source = Literal[
-    "native", "document.modelContext", "navigator.modelContext", "navigator.modelContextTesting"
+__all__ = [
+    "BackendName",
+    "BrowserReport",
+    "CallRecord",
+    "Tool",
+    "ToolEvent",
+    "normalise_annotations",
 ]
-"""Where a tool lives: Chromium's own registry, or the page script object that holds it."""
-
-# The DevTools protocol spells the spec's hints without "Hint"; everything else keeps its name.
-_SPEC_NAMES = {
-    "readOnly": "readOnlyHint",
-    "untrustedContent": "untrustedContentHint",
-    "consequential": "consequentialHint",
-}
-
-
-def normalise_annotations(raw: Any) -> dict[str, Any]:
-    """A tool's annotations under the spec's names (readOnlyHint, ...), whatever the source."""
-    if not isinstance(raw, dict):
-        return {}
-    out: dict[str, Any] = {}
-    for key, value in raw.items():
-        name = _SPEC_NAMES.get(str(key), str(key))
-        if name != key and name in raw:
-            continue  # the spec's own spelling wins
-        out[name] = value
-    return out
-
-
-@dataclass(frozen=True)
-class Tool:
-    """One tool a page exposes, as the browser (or polyfill) reports it."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any] | None
-    annotations: dict[str, Any]
-    frame_id: str
-    frame_url: str = ""
-    declarative: bool = False
-    backend: BackendName = "cdp"
-    backend_node_id: int | None = None
-    frame_origin: str = ""
-    """The origin of the tool's frame (`http://localhost:8001` for a cross-site widget)."""
-    page_id: str = ""
-    """The id of the main frame of the page the tool is on (a popup has its own); "" = unknown."""
-    page_url: str = ""
-    """The URL of that page (the attached page, or a popup it opened)."""
-    source: Source = "native"
-    title: str | None = None
-    origin: str | None = None
-
-    @property
-    def read_only(self) -> bool:
-        """Whether the page marked the tool read-only."""
-        return bool(self.annotations.get("readOnlyHint"))
-
-    @property
-    def autosubmit(self) -> bool:
-        """Whether a declarative form submits itself (imperative tools always run)."""
-        return not self.declarative or bool(self.annotations.get("autosubmit"))
-
-    def to_dict(self) -> dict[str, Any]:
-        """The tool as JSON-ready data (camelCase, as on the wire)."""
-        data: dict[str, Any] = {
-            "name": self.name,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-            "annotations": dict(self.annotations),
-            "frameId": self.frame_id,
-            "frameUrl": self.frame_url,
-            "frameOrigin": self.frame_origin,
-            "pageId": self.page_id,
-            "pageUrl": self.page_url,
-            "declarative": self.declarative,
-            "backend": self.backend,
-            "source": self.source,
-        }
-        if self.title is not None:
-            data["title"] = self.title
-        if self.origin is not None:
-            data["origin"] = self.origin
-        return data
-
-
-@dataclass
-class ToolEvent:
-    """Something seen during a call: a navigation, tools added or removed, a crash."""
-
-    type: str
-    detail: dict[str, Any] = field(default_factory=dict)
-    at_ms: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "atMs": round(self.at_ms, 3), **self.detail}
-
-
-@dataclass
-class BrowserReport:
-    """What the browser (or polyfill) said about a call, kept verbatim."""
-
-    status: str | None = None  # Completed | Canceled | Error | None (no answer)
-    output: Any = None
-    error_text: str | None = None
-    exception: dict[str, Any] | None = None
-    invocation_id: str | None = None
-    protocol_error: str | None = None
-    submitted: bool = False  # no answer, but a form was submitted: it may have worked
-
-    def to_dict(self) -> dict[str, Any]:
-        data = {
-            "status": self.status,
-            "output": self.output,
-            "errorText": self.error_text,
-            "exception": self.exception,
-            "invocationId": self.invocation_id,
-            "protocolError": self.protocol_error,
-        }
-        if self.submitted:
-            data["submitted"] = True
-        return data
-
-
-@dataclass
-class CallRecord:
-    """One call: input, what the browser reported, the coded result, timings and events."""
-
-    id: int
-    tool: str
-    input: Any
-    frame_id: str | None = None
-    frame_url: str | None = None
-    frame_origin: str | None = None
-    page_url: str | None = None
-    backend: str | None = None
-    source: str | None = None
-    declarative: bool = False
-    started_at: float = field(default_factory=time.time)
-    browser: BrowserReport = field(default_factory=BrowserReport)
-    result: ToolResult | None = None
-    code: str | None = None
-    events: list[ToolEvent] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    pending: bool = False
-    note: str | None = None
-    late_answer: ToolResult | None = None
-
-    def event(self, type_: str, **detail: Any) -> None:
-        """Add an event, stamped with the time since the call began."""
-        self.events.append(ToolEvent(type_, detail, (time.time() - self.started_at) * 1000))
-
-    def to_dict(self) -> dict[str, Any]:
-        """The record as JSON-ready data."""
-        return {
-            "id": self.id,
-            "tool": self.tool,
-            "input": self.input,
-            "frameId": self.frame_id,
-            "frameUrl": self.frame_url,
-            "frameOrigin": self.frame_origin,
-            "pageUrl": self.page_url,
-            "backend": self.backend,
-            "source": self.source,
-            "declarative": self.declarative,
-            "startedAt": self.started_at,
-            "browser": self.browser.to_dict(),
-            "result": self.result,
-            "code": self.code,
-            "events": [e.to_dict() for e in self.events],
-            "timings": {k: round(v, 3) for k, v in self.timings.items()},
-            "pending": self.pending,
-            "note": self.note,
-            "lateAnswer": self.late_answer,
-        }

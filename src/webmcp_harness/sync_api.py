@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from . import session as _core
 from ._pw import is_sync
 from .core.errors import UsageError
+from .core.records import CallRecord, Tool
 from .core.results import ToolResult
-from .records import CallRecord, Tool
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

@@ -8,8 +8,8 @@ import pytest
 
 from webmcp_harness.conformance.behaviour import BEHAVIOUR_CHECKS, check_call
 from webmcp_harness.conformance.findings import Collector, Severity
+from webmcp_harness.core.records import BrowserReport, CallRecord, Tool, ToolEvent
 from webmcp_harness.core.results import tool_error
-from webmcp_harness.records import BrowserReport, CallRecord, Tool, ToolEvent
 
 PAGE = "http://127.0.0.1:1/shop"
 OK = {"content": [{"type": "text", "text": '{"items":[]}'}]}

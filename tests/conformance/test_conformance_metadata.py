@@ -16,7 +16,7 @@ from webmcp_harness.conformance.metadata import (
     check_tool_metadata,
     input_schema_problem,
 )
-from webmcp_harness.records import Tool
+from webmcp_harness.core.records import Tool
 
 PAGE = "http://127.0.0.1:1/shop"
 GOOD_SCHEMA = {

@@ -18,7 +18,7 @@ from webmcp_harness.conformance.safety import (
     find_injections,
     user_content_word,
 )
-from webmcp_harness.records import CallRecord, Tool
+from webmcp_harness.core.records import CallRecord, Tool
 
 PAGE = "http://127.0.0.1:1/shop"
 

@@ -24,7 +24,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from .._pw import as_async
-from ..records import BackendName, BrowserReport, Source, Tool, normalise_annotations
+from ..core.records import BackendName, BrowserReport, Source, Tool, normalise_annotations
 from .base import (
     BackendError,
     CallRefusedError,

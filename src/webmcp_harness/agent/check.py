@@ -69,7 +69,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from ..records import normalise_annotations
+from ..core.records import normalise_annotations
 from .sensitive import find_secrets, key_words
 
 __all__ = [

@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from ..core.errors import Error, WebMCPUnavailableError
+from ..core.records import CallRecord, Tool
 from ..core.results import is_error_text, tool_error_code
 from ..probe import probe
-from ..records import CallRecord, Tool
 from .check import (
     DEFAULT_CHECK_TIMEOUT,
     Approvals,

@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from ..coding import code_report, normalise_output
 from ..core.errors import ToolErrorCode
+from ..core.records import CallRecord, Tool
 from ..core.results import is_error_text, tool_error_code
-from ..records import CallRecord, Tool
 from .findings import Collector, Finding, Severity, excerpt
 from .metadata import frame_of
 

@@ -11,7 +11,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from ..records import Tool
+from ..core.records import Tool
 from ..schema import schema_hazard
 from .findings import Collector, Finding, Severity, excerpt
 

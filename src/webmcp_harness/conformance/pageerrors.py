@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..records import Tool
+from ..core.records import Tool
 from .findings import Collector, Finding, excerpt
 
 __all__ = [

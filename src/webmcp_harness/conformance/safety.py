@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..records import CallRecord, Tool, normalise_annotations
+from ..core.records import CallRecord, Tool, normalise_annotations
 from .findings import Collector, Finding, Severity, excerpt
 from .metadata import frame_of
 

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page
 
 from webmcp_harness import tool_error_code
-from webmcp_harness.coding import code_refusal, code_report
+from webmcp_harness.core.coding import code_refusal, code_report
 from webmcp_harness.core.records import BrowserReport
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 

@@ -20,7 +20,7 @@ from ._backends.base import (
 )
 from ._backends.sources import SourceFilter, Sources
 from ._pw import as_async
-from .coding import code_refusal, code_report
+from .core.coding import code_refusal, code_report
 from .core.errors import AttachError, SessionClosedError, UsageError
 from .core.records import CallRecord, Tool
 from .core.results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code

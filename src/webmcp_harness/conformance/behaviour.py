@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from ..coding import code_report, normalise_output
+from ..core.coding import code_report, normalise_output
 from ..core.errors import ToolErrorCode
 from ..core.records import CallRecord, Tool
 from ..core.results import is_error_text, tool_error_code

@@ -11,8 +11,8 @@ import json
 import re
 from typing import Any
 
-from .core.records import BrowserReport
-from .core.results import ToolErrorCode, ToolResult, to_tool_result, tool_error, tool_error_code
+from .records import BrowserReport
+from .results import ToolErrorCode, ToolResult, to_tool_result, tool_error, tool_error_code
 
 __all__ = ["code_refusal", "code_report", "normalise_output"]
 

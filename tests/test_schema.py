@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from webmcp_harness.schema import (
+from webmcp_harness.core.schema import (
     MAX_ARGS_DEPTH,
     args_problem,
     schema_hazard,

@@ -403,7 +403,7 @@ def parse_json_args(text: str, param_hint: str = "JSON_ARGS") -> Any:
 
     A value that is not an object is left to the call, which codes it invalid_input.
     """
-    from .schema import args_problem
+    from .core.schema import args_problem
 
     if len(text) > MAX_ARGS_BYTES:
         raise click.BadParameter(

@@ -26,8 +26,8 @@ from ._text import cell, dumps, markup, text
 from .agent.command import replay, run_script
 from .conformance.command import check
 from .core.results import ToolErrorCode, tool_error, tool_error_code
+from .core.schema import validate_args
 from .mcp_server.command import serve
-from .schema import validate_args
 
 __all__ = ["main"]
 

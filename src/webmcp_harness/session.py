@@ -24,7 +24,7 @@ from .core.coding import code_refusal, code_report
 from .core.errors import AttachError, SessionClosedError, UsageError
 from .core.records import CallRecord, Tool
 from .core.results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
-from .schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
+from .core.schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
 
 if TYPE_CHECKING:
     from playwright.async_api import Page

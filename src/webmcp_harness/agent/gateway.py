@@ -462,7 +462,7 @@ def _describe(value: object) -> str:
 def plain_input(value: object) -> tuple[Any, str | None]:
     """value as plain JSON data (exact dicts, lists, strings, numbers), and why not if it can't
     be; never raises, never calls the value's own methods."""
-    from ..schema import MAX_ARGS_DEPTH
+    from ..core.schema import MAX_ARGS_DEPTH
 
     def plain(item: object, depth: int) -> Any:
         if depth > MAX_ARGS_DEPTH:

@@ -32,7 +32,7 @@ from typing import Any, TypeGuard
 import regex  # type: ignore[import-untyped]
 from jsonschema import Draft202012Validator
 
-from ..schema import fits, validator_for
+from ..core.schema import fits, validator_for
 
 __all__ = ["InvalidInput", "invalid_input", "invalid_inputs", "valid_input"]
 

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from ..core.records import Tool
-from ..schema import schema_hazard
+from ..core.schema import schema_hazard
 from .findings import Collector, Finding, Severity, excerpt
 
 __all__ = [

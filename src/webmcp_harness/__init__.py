@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import _formats  # noqa: F401  # first: before anything imports jsonschema
 from .assertions import expect
 from .browser import find_browser, launch, launch_args
+from .core import _formats  # noqa: F401  # first: before anything imports jsonschema
 from .core.errors import Error, WebToolError
 from .core.records import CallRecord, Tool
 from .core.results import (

@@ -32,7 +32,7 @@ from jsonschema.exceptions import SchemaError, ValidationError, best_match
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
-from .._formats import FORMATS
+from ._formats import FORMATS
 
 __all__ = [
     "MAX_ARGS_DEPTH",

@@ -23,10 +23,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, overload
 
-from ._timeouts import EXPECT_MOST, seconds_problem
 from .core.errors import UsageError
 from .core.records import CallRecord
 from .core.results import ToolErrorCode, ToolResult, is_error_text, tool_error_code
+from .core.timeouts import EXPECT_MOST, seconds_problem
 from .session import WebMCPSession as AsyncSession
 from .session import live_sessions
 from .snapshots import SnapshotPlace, match_snapshot, place_of

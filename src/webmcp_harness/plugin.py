@@ -48,12 +48,12 @@ import pytest
 
 from . import session as _core
 from ._pw import is_sync
-from ._timeouts import SETTING_MOST, seconds_problem
 from .browser import BROWSER_ENV, NO_WEBMCP_REMOTE, WEBMCP_FEATURES, find_browser, launch_args
 from .contracts import plain
 from .core.errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
 from .core.records import CallRecord, Tool
 from .core.results import ToolResult
+from .core.timeouts import SETTING_MOST, seconds_problem
 from .coverage import Coverage
 from .session import DEFAULT_TIMEOUT, BackendChoice
 from .snapshots import UPDATE_OPTION, SnapshotPlace, bind

@@ -1,27 +1,19 @@
-"""The one output layer for page strings: every command prints hostile text through here.
-
-A page's names, descriptions, schemas, results, titles and errors are hostile data. Before they
-reach a terminal they go through ``safe_text``: C0 and C1 control characters (escape sequences,
-carriage returns), bidi overrides and isolates, zero-width and line-separator characters become
-visible escapes (``\\x1b``, ``\\u202e``), and lone surrogates become U+FFFD. ``cell`` and
-``text`` wrap the result in a rich ``Text``, which rich never reads as markup or emoji codes, so
-``[link=…]`` and ``[/]`` stay text; ``markup`` escapes it for a message that carries rich
-markup of our own. ``dumps`` writes JSON that is always valid and never raises: NaN and
-infinities become ``null``, objects JSON can't carry become text, and lone surrogates, C1
-controls and bidi characters are written as ``\\uXXXX`` escapes (the same value, safe to print).
-"""
+"""Moved to `webmcp_harness.core.text`; this path stays until the work in flight is on the new one."""
 
 from __future__ import annotations
 
-import json
-import math
-import os
-import re
-from collections.abc import Mapping
-from typing import IO, Any, Final
-
-from rich.markup import escape
-from rich.text import Text
+from .core.text import (
+    TooBig,
+    cell,
+    dumps,
+    json_ready,
+    markup,
+    no_surrogates,
+    read_bounded,
+    safe_text,
+    text,
+    write_json,
+)
 
 __all__ = [
     "TooBig",
@@ -35,121 +27,3 @@ __all__ = [
     "text",
     "write_json",
 ]
-
-# Shown as escapes on a terminal: C0 (but tab and newline), DEL, C1, zero-width and direction
-# marks, line/paragraph separators, bidi embeddings/overrides/isolates, the BOM.
-_UNSAFE: Final = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
-)
-# Escaped inside JSON text (json.dumps already escapes C0): DEL, C1, the same marks, surrogates.
-_JSON_UNSAFE: Final = re.compile(
-    "[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
-)
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-_MAX_DEPTH: Final = 200
-
-
-def _visible(match: re.Match[str]) -> str:
-    ch = match.group()
-    if "\ud800" <= ch <= "\udfff":
-        return "\ufffd"
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def safe_text(value: object) -> str:
-    """Text that shows as itself on a terminal: controls and bidi visible, surrogates U+FFFD."""
-    if not isinstance(value, str):
-        try:
-            value = str(value)
-        except Exception:
-            value = f"<{type(value).__name__}>"
-    return _UNSAFE.sub(_visible, value)
-
-
-def no_surrogates(value: str) -> str:
-    """value with each lone surrogate replaced by U+FFFD (so it can be encoded as UTF-8)."""
-    return _SURROGATE.sub("\ufffd", value)
-
-
-def text(value: object, style: str = "") -> Text:
-    """A rich Text of a page string: never read as markup or emoji, controls made visible."""
-    return Text(safe_text(value), style=style)
-
-
-def cell(value: object) -> Text:
-    """One table cell from a page string (any renderer calls this per cell)."""
-    return text("" if value is None else value)
-
-
-def markup(value: object) -> str:
-    """A page string to put inside a rich markup message of our own."""
-    return escape(safe_text(value))
-
-
-def json_ready(value: object, _depth: int = 0) -> Any:
-    """A copy JSON can carry: non-finite floats as None, other objects as text; never raises."""
-    if _depth > _MAX_DEPTH:
-        return "…"
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    try:
-        if isinstance(value, Mapping):
-            return {
-                k if isinstance(k, str) else safe_text(k): json_ready(v, _depth + 1)
-                for k, v in list(value.items())
-            }
-        if isinstance(value, (list, tuple, set, frozenset)):
-            return [json_ready(v, _depth + 1) for v in list(value)]
-        to_dict = getattr(value, "to_dict", None)
-        if callable(to_dict) and not isinstance(value, type):
-            return json_ready(to_dict(), _depth + 1)
-        if isinstance(value, bytes):
-            return value.decode("utf-8", "replace")
-    except Exception:
-        pass
-    return safe_text(value)
-
-
-def _json_escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
-
-
-def dumps(value: object, *, indent: int | None = None, compact: bool = False) -> str:
-    """Valid JSON of value, safe on a terminal and encodable as UTF-8; never raises."""
-    separators = (",", ":") if compact else None
-    data = json_ready(value)
-    text_ = json.dumps(
-        data, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators
-    )
-    # Outside strings JSON has only ASCII, so every match is inside a string: \\uXXXX is the
-    # same value there.
-    return _JSON_UNSAFE.sub(_json_escape, text_)
-
-
-def write_json(value: object, stream: IO[str], *, indent: int | None = None) -> None:
-    """One JSON document and a newline on stream (ASCII-only if the stream can't take UTF-8)."""
-    line = dumps(value, indent=indent) + "\n"
-    try:
-        stream.write(line)
-    except UnicodeEncodeError:
-        stream.write(json.dumps(json.loads(line), ensure_ascii=True, indent=indent) + "\n")
-    stream.flush()
-
-
-class TooBig(ValueError):
-    """A file over the size a command accepts."""
-
-
-def read_bounded(path: str | os.PathLike[str], limit: int) -> str:
-    """A file's UTF-8 text (bad bytes replaced), read at most limit bytes; TooBig beyond that.
-
-    Bounded for files whose size isn't known up front too (``/dev/zero``, a pipe).
-    """
-    with open(path, "rb") as file:
-        data = file.read(limit + 1)
-    if len(data) > limit:
-        raise TooBig(f"it is over {limit:,} bytes")
-    return data.decode("utf-8", "replace")

@@ -36,7 +36,7 @@ from .._cli import (
     print_json,
     run,
 )
-from .._text import markup, safe_text
+from ..core.text import markup, safe_text
 from .runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
 from .script import Script, ScriptError, load_script
 from .sensitive import redact

@@ -71,8 +71,8 @@ from urllib.parse import urljoin, urlsplit
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .._text import TooBig, read_bounded
 from ..core.results import ToolErrorCode
+from ..core.text import TooBig, read_bounded
 from .check import REASONS, first_name
 from .kinds import KINDS
 from .outcome import Outcome, answer_text, tool_value

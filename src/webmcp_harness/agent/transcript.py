@@ -36,7 +36,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final
 
-from .._text import TooBig, dumps, read_bounded
+from ..core.text import TooBig, dumps, read_bounded
 from .outcome import Outcome
 from .sensitive import REDACTED, redact
 

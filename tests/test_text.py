@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from webmcp_harness.agent.transcript import TranscriptWriter, read_transcript
-from webmcp_harness.cli import print_result, tools_table
+from webmcp_harness.cli.main import print_result, tools_table
 from webmcp_harness.conformance.findings import Collector
 from webmcp_harness.conformance.metadata import check_metadata
 from webmcp_harness.conformance.reports import (

@@ -10,7 +10,7 @@ import click
 from rich.console import Group
 from rich.text import Text
 
-from ._cli import (
+from .._cli import (
     browser_options,
     check_url,
     err,
@@ -22,12 +22,12 @@ from ._cli import (
     run,
     settle_option,
 )
-from .agent.command import replay, run_script
-from .conformance.command import check
-from .core.results import ToolErrorCode, tool_error, tool_error_code
-from .core.schema import validate_args
-from .core.text import cell, dumps, markup, text
-from .mcp_server.command import serve
+from ..agent.command import replay, run_script
+from ..conformance.command import check
+from ..core.results import ToolErrorCode, tool_error, tool_error_code
+from ..core.schema import validate_args
+from ..core.text import cell, dumps, markup, text
+from ..mcp_server.command import serve
 
 __all__ = ["main"]
 
@@ -244,7 +244,7 @@ def print_result(tool: str, result: dict[str, Any], record: dict[str, Any]) -> N
 @click.option("--json", "as_json", is_flag=True, help='Print {"url": ...} as one JSON document.')
 def demo(port: int, as_json: bool) -> None:
     """Serve the demo shop until Ctrl-C; prints its URL."""
-    from .demo import serve_demo
+    from ..demo import serve_demo
 
     try:
         server = serve_demo(port=port)
@@ -283,8 +283,8 @@ def browser_server(
 
     Prints the WebSocket endpoint for --connect, then serves until Ctrl-C.
     """
-    from .core.errors import Error
-    from .grid import BrowserServer
+    from ..core.errors import Error
+    from ..grid import BrowserServer
 
     try:
         node = BrowserServer(

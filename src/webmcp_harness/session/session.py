@@ -11,20 +11,20 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from ._backends.base import (
+from .._backends.base import (
     BackendError,
     CallRefusedError,
     Invocation,
     TargetGoneError,
     ToolNotFoundError,
 )
-from ._backends.sources import SourceFilter, Sources
-from ._pw import as_async
-from .core.coding import code_refusal, code_report
-from .core.errors import AttachError, SessionClosedError, UsageError
-from .core.records import CallRecord, Tool
-from .core.results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
-from .core.schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
+from .._backends.sources import SourceFilter, Sources
+from .._pw import as_async
+from ..core.coding import code_refusal, code_report
+from ..core.errors import AttachError, SessionClosedError, UsageError
+from ..core.records import CallRecord, Tool
+from ..core.results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
+from ..core.schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -635,7 +635,7 @@ class WebMCPSession:
 
     async def _has_no_webmcp(self, limit: float = _DETECT_WAIT) -> bool:
         """Whether the page's main frame has no WebMCP at all (the probe; False if unsure)."""
-        from .probe import probe
+        from ..probe import probe
 
         try:
             found = await asyncio.wait_for(

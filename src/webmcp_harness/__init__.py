@@ -20,8 +20,8 @@ from .core.results import (
     tool_error_code,
 )
 from .demo import DemoServer, serve_demo, serve_folder
-from .probe import PageProbe, probe
 from .session import WebMCPSession
+from .session.probe import PageProbe, probe
 
 # One name a line, so adding an export is adding a line.
 __all__ = [

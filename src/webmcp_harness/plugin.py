@@ -572,7 +572,7 @@ def _missing_webmcp(config: pytest.Config, page: Page) -> str | None:
     known = config.stash.setdefault(_PROBED, {})
     if browser is None or browser in known:
         return known.get(browser)
-    from .probe import probe as probe_webmcp
+    from .session.probe import probe as probe_webmcp
 
     context = browser.new_context()
     try:

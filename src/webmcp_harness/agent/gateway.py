@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 from ..core.errors import Error, WebMCPUnavailableError
 from ..core.records import CallRecord, Tool
 from ..core.results import is_error_text, tool_error_code
-from ..probe import probe
+from ..session.probe import probe
 from .check import (
     DEFAULT_CHECK_TIMEOUT,
     Approvals,

@@ -635,7 +635,7 @@ class WebMCPSession:
 
     async def _has_no_webmcp(self, limit: float = _DETECT_WAIT) -> bool:
         """Whether the page's main frame has no WebMCP at all (the probe; False if unsure)."""
-        from ..probe import probe
+        from .probe import probe
 
         try:
             found = await asyncio.wait_for(

@@ -37,7 +37,7 @@ from typing import Any
 from playwright.async_api import BrowserContext, CDPSession, Page, async_playwright
 
 from webmcp_harness import WebMCPSession
-from webmcp_harness.browser import launch
+from webmcp_harness.session.browser import launch
 
 ROOT = Path(__file__).resolve().parent.parent
 POLYFILL = ROOT / "tests" / "polyfills" / "webmcp-polyfill" / "index.iife.js"

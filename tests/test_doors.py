@@ -19,7 +19,7 @@ from playwright.async_api import Browser, async_playwright
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.agent import load_script, play_script
 from webmcp_harness.agent.gateway import Gateway
-from webmcp_harness.browser import launch
+from webmcp_harness.session.browser import launch
 
 T = TypeVar("T")
 ARRAY = [1, 2]

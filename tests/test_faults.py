@@ -24,7 +24,7 @@ from playwright.async_api import Browser, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from webmcp_harness import WebMCPSession, tool_error_code
-from webmcp_harness.browser import find_browser, launch, launch_args
+from webmcp_harness.session.browser import find_browser, launch, launch_args
 
 T = TypeVar("T")
 

@@ -27,7 +27,7 @@ from playwright.async_api import async_playwright
 from playwright.sync_api import Page
 
 from webmcp_harness import WebMCPSession, tool_error_code
-from webmcp_harness.browser import launch
+from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 
 HOSTILE = Path(__file__).parent / "pages" / "hostile"

@@ -26,8 +26,8 @@ import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 
 from webmcp_harness import WebMCPSession, tool_error_code
-from webmcp_harness.browser import find_browser, launch_args
 from webmcp_harness.core.results import ToolResult
+from webmcp_harness.session.browser import find_browser, launch_args
 from webmcp_harness.session.probe import probe
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from .assertions import expect
-from .browser import find_browser, launch, launch_args
 from .core import _formats  # noqa: F401  # first: before anything imports jsonschema
 from .core.errors import Error, WebToolError
 from .core.records import CallRecord, Tool
@@ -21,6 +20,7 @@ from .core.results import (
 )
 from .demo import DemoServer, serve_demo, serve_folder
 from .session import WebMCPSession
+from .session.browser import find_browser, launch, launch_args
 from .session.probe import PageProbe, probe
 
 # One name a line, so adding an export is adding a line.

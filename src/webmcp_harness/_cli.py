@@ -249,7 +249,7 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
     """A browser from the options: launched, or connected to."""
     from playwright.async_api import async_playwright
 
-    from .browser import launch
+    from .session.browser import launch
 
     async with async_playwright() as p:
         if options.connect or options.cdp:
@@ -271,7 +271,7 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
 
 async def _connected(p: Any, options: BrowserOptions, ws_endpoint: str | None) -> Any:
     """The remote browser at ws_endpoint (else options.cdp), checked to have WebMCP."""
-    from .browser import NO_WEBMCP_CDP, NO_WEBMCP_REMOTE, browser_has_webmcp, connect
+    from .session.browser import NO_WEBMCP_CDP, NO_WEBMCP_REMOTE, browser_has_webmcp, connect
 
     browser = await connect(
         p, ws_endpoint=ws_endpoint, cdp_url=options.cdp, headless=not options.headed
@@ -338,7 +338,7 @@ async def goto(page: Any, url: str, timeout: float) -> Any:
     Returns Playwright's response for the main document (None when there was none)."""
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-    from .browser import explain_load_error
+    from .session.browser import explain_load_error
 
     try:
         return await page.goto(url, timeout=timeout * 1000, wait_until="load")

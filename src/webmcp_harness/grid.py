@@ -14,8 +14,8 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from .browser import find_browser, launch_args
 from .core.errors import BrowserNotFoundError, UsageError
+from .session.browser import find_browser, launch_args
 
 __all__ = ["BrowserServer", "explain_remote_error", "server_config"]
 

@@ -48,7 +48,6 @@ import pytest
 
 from . import session as _core
 from ._pw import is_sync
-from .browser import BROWSER_ENV, NO_WEBMCP_REMOTE, WEBMCP_FEATURES, find_browser, launch_args
 from .contracts import plain
 from .core.errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
 from .core.records import CallRecord, Tool
@@ -56,6 +55,13 @@ from .core.results import ToolResult
 from .core.timeouts import SETTING_MOST, seconds_problem
 from .coverage import Coverage
 from .session import DEFAULT_TIMEOUT, BackendChoice
+from .session.browser import (
+    BROWSER_ENV,
+    NO_WEBMCP_REMOTE,
+    WEBMCP_FEATURES,
+    find_browser,
+    launch_args,
+)
 from .snapshots import UPDATE_OPTION, SnapshotPlace, bind
 from .sync_api import WebMCPSession, _run
 

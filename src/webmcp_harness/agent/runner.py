@@ -49,8 +49,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from ..browser import explain_load_error
 from ..core.results import RETRYABLE
+from ..session.browser import explain_load_error
 from .check import SENDS_SECRETS, Check, CheckRequest, Decision, default_check
 from .gateway import Gateway, GatewayCall
 from .kinds import failure, kind_for_http

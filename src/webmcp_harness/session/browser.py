@@ -1,0 +1,275 @@
+"""Finding Chromium, launching it with WebMCP on, and connecting to a remote browser."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from ..core.errors import BrowserNotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, Playwright
+
+__all__ = [
+    "BROWSER_ENV",
+    "LAUNCH_OPTIONS_HEADER",
+    "NO_WEBMCP_CDP",
+    "NO_WEBMCP_REMOTE",
+    "WEBMCP_FEATURES",
+    "browser_has_webmcp",
+    "connect",
+    "explain_load_error",
+    "find_browser",
+    "launch",
+    "launch_args",
+    "launch_options",
+    "playwright_chromium_path",
+]
+
+BROWSER_ENV = "WEBMCP_BROWSER_PATH"
+WEBMCP_FEATURES = "WebMCP,WebMCPTesting,DevToolsWebMCPSupport"
+_PATH_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+LAUNCH_OPTIONS_HEADER = "x-playwright-launch-options"
+"""The header that carries a client's launch options to a Playwright browser server."""
+
+NO_WEBMCP_REMOTE = (
+    "The remote browser has no WebMCP: its pages lack document.modelContext, because the browser "
+    f"was launched without --enable-features={WEBMCP_FEATURES}. Either start the server as "
+    "`playwright run-server --unsafe` (it then keeps the launch arguments the harness sends), or "
+    "run a WebMCP-ready node with `webmcp-harness browser-server --port N`."
+)
+
+NO_WEBMCP_CDP = (
+    "The browser at {where} has no WebMCP: its pages lack document.modelContext. Start that "
+    f"Chromium with --enable-features={WEBMCP_FEATURES} (Chromium 146 or newer), then connect again."
+)
+_PROBE_URL = "https://webmcp-harness.invalid/probe"  # answered by a route: no network, secure
+
+HOW_TO_GET_ONE = (
+    "Install one with `playwright install chromium`, or on Debian/Ubuntu `apt-get install chromium`, "
+    f"or point {BROWSER_ENV} (or --browser-path) at a Chromium 146+ executable."
+)
+
+
+def playwright_chromium_path() -> str | None:
+    """The Chromium that `playwright install chromium` put on this machine, if any."""
+    default = Path.home() / ".cache" / "ms-playwright"
+    if sys.platform == "darwin":
+        default = Path.home() / "Library" / "Caches" / "ms-playwright"
+    elif sys.platform == "win32":
+        default = Path(os.environ.get("LOCALAPPDATA", Path.home())) / "ms-playwright"
+    base = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or default)
+    patterns = (
+        "chromium-*/chrome-linux*/chrome",
+        "chromium-*/chrome-mac*/Chromium.app/Contents/MacOS/Chromium",
+        "chromium-*/chrome-mac*/Google Chrome for Testing.app/Contents/MacOS/Google Chrome for Testing",
+        "chromium-*/chrome-win*/chrome.exe",
+    )
+    found = [p for pattern in patterns for p in base.glob(pattern) if p.is_file()]
+    if not found:
+        return None
+
+    def revision(path: Path) -> int:
+        digits = path.relative_to(base).parts[0].rpartition("-")[2]
+        return int(digits) if digits.isdigit() else 0
+
+    return str(max(found, key=revision))
+
+
+def find_browser(
+    explicit: str | os.PathLike[str] | None = None, *, source: str = "browser_path"
+) -> str:
+    """The browser to launch: explicit path, $WEBMCP_BROWSER_PATH, Playwright's, then PATH.
+
+    source names where explicit came from (an option, a setting), for the error message.
+    Raises BrowserNotFoundError, saying what to do, when none is found.
+    """
+    for origin, candidate in (
+        (source, explicit),
+        (BROWSER_ENV, os.environ.get(BROWSER_ENV)),
+    ):
+        if candidate:
+            path = Path(candidate).expanduser()
+            if path.is_file() and os.access(path, os.X_OK):
+                return str(path)
+            found = shutil.which(str(candidate))
+            if found:
+                return found
+            fix = (
+                f"Point {BROWSER_ENV} at a Chromium 146+ executable, or unset it"
+                if origin == BROWSER_ENV
+                else f"Give {origin} the path of a Chromium 146+ executable, or leave it out"
+            )
+            raise BrowserNotFoundError(
+                f"No browser at {str(candidate)!r} (from {origin}): no such executable. {fix} "
+                "to use the Chromium found on this machine."
+            )
+    own = playwright_chromium_path()
+    if own:
+        return own
+    for name in _PATH_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise BrowserNotFoundError(f"No Chromium found. {HOW_TO_GET_ONE}")
+
+
+def launch_args(*, webmcp: bool = True) -> list[str]:
+    """Command-line switches for Chromium: WebMCP on, quiet networking, no sandbox as root."""
+    args = ["--disable-background-networking", "--disable-component-update"]
+    if webmcp:
+        args.insert(0, f"--enable-features={WEBMCP_FEATURES}")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--no-sandbox")
+    return args
+
+
+def launch_options(
+    *, headless: bool = True, webmcp: bool = True, browser_path: str | None = None
+) -> dict[str, object]:
+    """Playwright launch options for a WebMCP-ready Chromium, as a browser server takes them.
+
+    browser_path, when given, names the browser on the server's machine.
+    """
+    options: dict[str, object] = {"args": launch_args(webmcp=webmcp), "headless": headless}
+    if browser_path:
+        options["executablePath"] = browser_path
+    return options
+
+
+async def launch(
+    playwright: Playwright,
+    *,
+    browser_path: str | None = None,
+    headless: bool = True,
+    webmcp: bool = True,
+    source: str = "browser_path",
+) -> Browser:
+    """Launch Chromium with WebMCP enabled (or without it, for polyfilled pages).
+
+    ``browser_path`` (else $WEBMCP_BROWSER_PATH, Playwright's Chromium, then PATH) is the browser;
+    ``source`` names where the path came from in error messages. Raises BrowserNotFoundError,
+    saying what to do, when there is no browser or it does not start.
+    """
+    path = find_browser(browser_path, source=source)
+    try:
+        return await playwright.chromium.launch(
+            executable_path=path, headless=headless, args=launch_args(webmcp=webmcp), timeout=60_000
+        )
+    except Exception as exc:
+        from playwright._impl._errors import TargetClosedError
+
+        said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, TargetClosedError):
+            # Playwright's error for a program that quit at once: not a browser it can drive.
+            said = (
+                f"{path} quit as soon as it started, so it is not a Chromium that Playwright can "
+                "drive"
+            )
+        raise BrowserNotFoundError(
+            f"Could not start the browser at {path}: {said}. {HOW_TO_GET_ONE}"
+        ) from exc
+
+
+async def connect(
+    playwright: Playwright,
+    *,
+    ws_endpoint: str | None = None,
+    cdp_url: str | None = None,
+    headless: bool = True,
+    browser_path: str | None = None,
+) -> Browser:
+    """Connect to a Playwright browser server (ws_endpoint) or a running Chromium (cdp_url).
+
+    A browser server is sent the WebMCP launch options; one started with `run-server --unsafe`
+    launches a WebMCP-ready browser with them (browser_path then names its browser).
+    """
+    if bool(ws_endpoint) == bool(cdp_url):
+        raise UsageError("Give exactly one of --connect WS_ENDPOINT or --cdp URL.")
+    try:
+        if ws_endpoint:
+            options = launch_options(headless=headless, browser_path=browser_path)
+            return await playwright.chromium.connect(
+                ws_endpoint, timeout=30_000, headers={LAUNCH_OPTIONS_HEADER: json.dumps(options)}
+            )
+        assert cdp_url is not None
+        return await playwright.chromium.connect_over_cdp(cdp_url, timeout=30_000)
+    except Exception as exc:
+        from ..grid import explain_remote_error
+
+        raise BrowserNotFoundError(
+            explain_remote_error(str(ws_endpoint or cdp_url), str(exc))
+        ) from exc
+
+
+_NET_ERROR = re.compile(r"net::(ERR_[A-Z0-9_]+)")
+
+
+def explain_load_error(url: str, message: str) -> str:
+    """What went wrong opening url, and what to do, from Playwright's error message.
+
+    Chromium names a failed load with a ``net::ERR_*`` code; the common ones become advice, and
+    the code is kept at the end for a search. One line, never cut.
+    """
+    parts = urlsplit(url)
+    host = parts.hostname or url
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        port = 0
+    if parts.scheme == "file":
+        return (
+            "WebMCP is absent on file: pages. Serve the folder over http instead "
+            "(webmcp_harness.serve_folder(path), or `python -m http.server -b 127.0.0.1`) and "
+            "open http://127.0.0.1:PORT/…"
+        )
+    found = _NET_ERROR.search(message)
+    first = message.strip().splitlines()[0] if message.strip() else "no reason given"
+    if found is None:
+        return first
+    code = found.group(1)
+    advice = {
+        "ERR_UNSAFE_PORT": f"Chromium refuses port {port}: it is on its list of unsafe ports. "
+        "Serve the page on another port (8000, 8080, or any above 10000).",
+        "ERR_CONNECTION_REFUSED": f"nothing is listening on {host}:{port}. Start the server "
+        "first (the demo shop: `webmcp-harness demo`), or check the port.",
+        "ERR_NAME_NOT_RESOLVED": f"the host name {host!r} does not resolve. Check its spelling.",
+        "ERR_ADDRESS_UNREACHABLE": f"{host} cannot be reached from this machine.",
+        "ERR_CONNECTION_TIMED_OUT": f"{host}:{port} did not answer. Check that the server runs.",
+        "ERR_CONNECTION_RESET": f"{host}:{port} dropped the connection. Check the server's log.",
+        "ERR_CONNECTION_CLOSED": f"{host}:{port} closed the connection without an answer. "
+        "Check the server's log.",
+        "ERR_EMPTY_RESPONSE": f"{host}:{port} answered nothing. Check the server's log.",
+        "ERR_SSL_PROTOCOL_ERROR": f"{host}:{port} does not speak https. Try http:// instead.",
+        "ERR_INTERNET_DISCONNECTED": "this machine has no network. Test against a local server.",
+        "ERR_INVALID_URL": "the URL is not valid. Check it.",
+        "ERR_ABORTED": "the load was aborted (the page started a download, or another "
+        "navigation replaced it).",
+    }.get(code)
+    if advice is None and code.startswith("ERR_CERT_"):
+        advice = (
+            f"the TLS certificate of {host} is not trusted. Use a trusted certificate, or serve "
+            "the page over http on 127.0.0.1 for tests."
+        )
+    if advice is None:
+        advice = "Chromium could not load it."
+    return f"{advice} (Chromium: net::{code})"
+
+
+async def browser_has_webmcp(browser: Browser) -> bool:
+    """Whether browser's secure pages get `document.modelContext` (one routed page, no network)."""
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.route(_PROBE_URL, lambda route: route.fulfill(body="<title>probe</title>"))
+        await page.goto(_PROBE_URL, timeout=30_000)
+        return bool(await page.evaluate("'modelContext' in document"))
+    finally:
+        await context.close()

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from webmcp_harness.grid import BrowserServer
 from webmcp_harness.session.browser import find_browser
+from webmcp_harness.session.grid import BrowserServer
 
 __all__ = ["RunServer", "browsers", "free_port", "node", "stock_server", "unsafe_server"]
 

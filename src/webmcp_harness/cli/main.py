@@ -284,7 +284,7 @@ def browser_server(
     Prints the WebSocket endpoint for --connect, then serves until Ctrl-C.
     """
     from ..core.errors import Error
-    from ..grid import BrowserServer
+    from ..session.grid import BrowserServer
 
     try:
         node = BrowserServer(

@@ -202,7 +202,7 @@ async def connect(
         assert cdp_url is not None
         return await playwright.chromium.connect_over_cdp(cdp_url, timeout=30_000)
     except Exception as exc:
-        from ..grid import explain_remote_error
+        from .grid import explain_remote_error
 
         raise BrowserNotFoundError(
             explain_remote_error(str(ws_endpoint or cdp_url), str(exc))

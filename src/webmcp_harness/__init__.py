@@ -19,9 +19,9 @@ from .core.results import (
     tool_error_code,
 )
 from .demo import DemoServer, serve_demo, serve_folder
+from .probe import PageProbe, probe  # the shim first, so `webmcp_harness.probe` stays the function
 from .session import WebMCPSession
 from .session.browser import find_browser, launch, launch_args
-from .session.probe import PageProbe, probe
 
 # One name a line, so adding an export is adding a line.
 __all__ = [

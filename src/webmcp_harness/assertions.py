@@ -29,9 +29,9 @@ from .core.results import ToolErrorCode, ToolResult, is_error_text, tool_error_c
 from .core.timeouts import EXPECT_MOST, seconds_problem
 from .session import WebMCPSession as AsyncSession
 from .session import live_sessions
+from .session.sync import WebMCPSession as SyncSession
+from .session.sync import _run
 from .snapshots import SnapshotPlace, match_snapshot, place_of
-from .sync_api import WebMCPSession as SyncSession
-from .sync_api import _run
 
 __all__ = ["AsyncSessionAssertions", "ResultAssertions", "SessionAssertions", "expect"]
 

@@ -62,8 +62,8 @@ from .session.browser import (
     find_browser,
     launch_args,
 )
+from .session.sync import WebMCPSession, _run
 from .snapshots import UPDATE_OPTION, SnapshotPlace, bind
-from .sync_api import WebMCPSession, _run
 
 if TYPE_CHECKING:
     from playwright._impl._api_structures import Location

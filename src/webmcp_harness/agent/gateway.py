@@ -69,8 +69,8 @@ from .kinds import (
 from .outcome import Outcome
 
 if TYPE_CHECKING:
-    from .. import sync_api
     from ..session import WebMCPSession
+    from ..session import sync as sync_api
 
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "Gateway", "GatewayCall", "SyncGateway"]
 
@@ -574,6 +574,6 @@ class SyncGateway:
         return self._run(self.gateway.confirm(tool, timeout=timeout))
 
     def _run(self, awaitable: Awaitable[T]) -> T:
-        from ..sync_api import _run
+        from ..session.sync import _run
 
         return _run(self._session.page, awaitable)

@@ -1,0 +1,112 @@
+"""The synchronous face of the harness, for Playwright's sync API: the same core, run in place."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .._pw import is_sync
+from ..core.errors import UsageError
+from ..core.records import CallRecord, Tool
+from ..core.results import ToolResult
+from . import session as _core
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+__all__ = ["WebMCPSession"]
+
+T = TypeVar("T")
+
+
+class WebMCPSession:
+    """WebMCPSession for a sync Playwright `Page`; each method runs the async core's."""
+
+    def __init__(self, core: _core.WebMCPSession, page: Page) -> None:
+        self._core = core
+        self.page = page
+
+    @classmethod
+    def attach(
+        cls,
+        page: Page,
+        *,
+        timeout: float = _core.DEFAULT_TIMEOUT,
+        backend: _core.BackendChoice = "auto",
+        confirm: bool = False,
+    ) -> WebMCPSession:
+        """Watch page's tools (see the async `WebMCPSession.attach`)."""
+        if not is_sync(page):
+            raise UsageError(
+                "sync_api.WebMCPSession takes a sync Playwright Page; "
+                "for an async Page use `await webmcp_harness.WebMCPSession.attach(page)`."
+            )
+        core = _run(
+            page,
+            _core.WebMCPSession.attach(page, timeout=timeout, backend=backend, confirm=confirm),
+        )
+        return cls(core, page)
+
+    @property
+    def core(self) -> _core.WebMCPSession:
+        """The async session underneath."""
+        return self._core
+
+    @property
+    def records(self) -> list[CallRecord]:
+        """One record per call, oldest first."""
+        return self._core.records
+
+    @property
+    def timeout(self) -> float:
+        """The default timeout of a call, in seconds."""
+        return self._core.timeout
+
+    def tools(self, *, settle: float | None = None) -> list[Tool]:
+        """Every tool in the page and its frames, once the list has settled (see the async one)."""
+        return _run(self.page, self._core.tools(settle=settle))
+
+    def call(
+        self,
+        name: str,
+        args: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        frame: str | None = None,
+        confirm: bool | None = None,
+        validate: bool = True,
+    ) -> ToolResult:
+        """Call a tool and return its coded MCP result."""
+        return _run(
+            self.page,
+            self._core.call(
+                name, args, timeout=timeout, frame=frame, confirm=confirm, validate=validate
+            ),
+        )
+
+    def wait_for_tool(self, name: str, *, timeout: float | None = None) -> Tool | None:
+        """The tool called name once it is registered; None if it is not there in time."""
+        return _run(self.page, self._core.wait_for_tool(name, timeout=timeout))
+
+    def settle(self, record: CallRecord, *, timeout: float | None = None) -> ToolResult | None:
+        """Wait for the page's late answer to a call that already returned."""
+        return _run(self.page, self._core.settle(record, timeout=timeout))
+
+    def confirm_pending(self, record: CallRecord, *, timeout: float | None = None) -> ToolResult:
+        """Submit a form that waits for the person, and return its answer."""
+        return _run(self.page, self._core.confirm_pending(record, timeout=timeout))
+
+    def close(self) -> None:
+        """Stop watching the page."""
+        _run(self.page, self._core.close())
+
+    def __enter__(self) -> WebMCPSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _run(page: Page, awaitable: Awaitable[T]) -> T:
+    sync: Callable[[Awaitable[T]], T] = page._sync
+    return sync(awaitable)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from webmcp_harness.contracts import tool_contract, tool_origin
+from webmcp_harness.core.contracts import tool_contract, tool_origin
 from webmcp_harness.core.errors import UsageError
 from webmcp_harness.core.records import CallRecord, Tool
 from webmcp_harness.coverage import Coverage

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .contracts import plain, tool_origin
+from .core.contracts import plain, tool_origin
 from .core.records import CallRecord, Tool
 
 __all__ = ["Coverage", "ToolCoverage"]

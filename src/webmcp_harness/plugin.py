@@ -48,7 +48,7 @@ import pytest
 
 from . import session as _core
 from ._pw import is_sync
-from .contracts import plain
+from .core.contracts import plain
 from .core.errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
 from .core.records import CallRecord, Tool
 from .core.results import ToolResult

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .contracts import plain, tool_contract
+from .core.contracts import plain, tool_contract
 from .core.errors import UsageError
 from .session import WebMCPSession
 

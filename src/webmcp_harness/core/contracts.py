@@ -9,7 +9,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from .core.records import Tool
+from .records import Tool
 
 __all__ = ["PAGE_ORIGIN", "plain", "tool_contract", "tool_origin"]
 

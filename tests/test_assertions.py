@@ -12,8 +12,8 @@ import pytest
 from playwright.async_api import async_playwright
 
 from webmcp_harness import WebMCPSession, expect, tool_error
-from webmcp_harness.assertions import ResultAssertions
 from webmcp_harness.session.browser import launch
+from webmcp_harness.testing.assertions import ResultAssertions
 
 SUCCESS = {"content": [{"type": "text", "text": '{"ok":true}'}]}
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .assertions import expect
 from .core import _formats  # noqa: F401  # first: before anything imports jsonschema
 from .core.errors import Error, WebToolError
 from .core.records import CallRecord, Tool
@@ -22,6 +21,7 @@ from .demo import DemoServer, serve_demo, serve_folder
 from .probe import PageProbe, probe  # the shim first, so `webmcp_harness.probe` stays the function
 from .session import WebMCPSession
 from .session.browser import find_browser, launch, launch_args
+from .testing.assertions import expect
 
 # One name a line, so adding an export is adding a line.
 __all__ = [

@@ -23,15 +23,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, overload
 
-from .core.errors import UsageError
-from .core.records import CallRecord
-from .core.results import ToolErrorCode, ToolResult, is_error_text, tool_error_code
-from .core.timeouts import EXPECT_MOST, seconds_problem
-from .session import WebMCPSession as AsyncSession
-from .session import live_sessions
-from .session.sync import WebMCPSession as SyncSession
-from .session.sync import _run
-from .snapshots import SnapshotPlace, match_snapshot, place_of
+from ..core.errors import UsageError
+from ..core.records import CallRecord
+from ..core.results import ToolErrorCode, ToolResult, is_error_text, tool_error_code
+from ..core.timeouts import EXPECT_MOST, seconds_problem
+from ..session import WebMCPSession as AsyncSession
+from ..session import live_sessions
+from ..session.sync import WebMCPSession as SyncSession
+from ..session.sync import _run
+from ..snapshots import SnapshotPlace, match_snapshot, place_of
 
 __all__ = ["AsyncSessionAssertions", "ResultAssertions", "SessionAssertions", "expect"]
 

@@ -12,7 +12,7 @@ from webmcp_harness.core.contracts import tool_contract, tool_origin
 from webmcp_harness.core.errors import UsageError
 from webmcp_harness.core.records import CallRecord, Tool
 from webmcp_harness.coverage import Coverage
-from webmcp_harness.snapshots import SnapshotPlace, _dumps, diff_contracts
+from webmcp_harness.testing.snapshots import SnapshotPlace, _dumps, diff_contracts
 
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
 
@@ -77,7 +77,7 @@ def test_a_hostile_name_in_the_diff_is_escaped_text() -> None:
 
 
 def test_a_snapshot_file_is_the_same_whatever_the_order_of_tools_and_keys() -> None:
-    from webmcp_harness.snapshots import _canonical
+    from webmcp_harness.testing.snapshots import _canonical
 
     a = _canonical([tool_contract(tool("b")), tool_contract(tool("a"))])
     b = _canonical([tool_contract(tool("a")), tool_contract(tool("b"))])

@@ -63,7 +63,7 @@ from .session.browser import (
     launch_args,
 )
 from .session.sync import WebMCPSession, _run
-from .snapshots import UPDATE_OPTION, SnapshotPlace, bind
+from .testing.snapshots import UPDATE_OPTION, SnapshotPlace, bind
 
 if TYPE_CHECKING:
     from playwright._impl._api_structures import Location

@@ -31,7 +31,7 @@ from ..session import WebMCPSession as AsyncSession
 from ..session import live_sessions
 from ..session.sync import WebMCPSession as SyncSession
 from ..session.sync import _run
-from ..snapshots import SnapshotPlace, match_snapshot, place_of
+from .snapshots import SnapshotPlace, match_snapshot, place_of
 
 __all__ = ["AsyncSessionAssertions", "ResultAssertions", "SessionAssertions", "expect"]
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .core.contracts import plain, tool_contract
-from .core.errors import UsageError
-from .session import WebMCPSession
+from ..core.contracts import plain, tool_contract
+from ..core.errors import UsageError
+from ..session import WebMCPSession
 
 __all__ = ["UPDATE_OPTION", "SnapshotPlace", "bind", "diff_contracts", "match_snapshot", "place_of"]
 

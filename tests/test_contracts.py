@@ -11,7 +11,7 @@ import pytest
 from webmcp_harness.core.contracts import tool_contract, tool_origin
 from webmcp_harness.core.errors import UsageError
 from webmcp_harness.core.records import CallRecord, Tool
-from webmcp_harness.coverage import Coverage
+from webmcp_harness.testing.coverage import Coverage
 from webmcp_harness.testing.snapshots import SnapshotPlace, _dumps, diff_contracts
 
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}

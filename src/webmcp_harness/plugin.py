@@ -53,7 +53,6 @@ from .core.errors import BrowserNotFoundError, UsageError, WebMCPUnavailableErro
 from .core.records import CallRecord, Tool
 from .core.results import ToolResult
 from .core.timeouts import SETTING_MOST, seconds_problem
-from .coverage import Coverage
 from .session import DEFAULT_TIMEOUT, BackendChoice
 from .session.browser import (
     BROWSER_ENV,
@@ -63,6 +62,7 @@ from .session.browser import (
     launch_args,
 )
 from .session.sync import WebMCPSession, _run
+from .testing.coverage import Coverage
 from .testing.snapshots import UPDATE_OPTION, SnapshotPlace, bind
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .core.contracts import plain, tool_origin
-from .core.records import CallRecord, Tool
+from ..core.contracts import plain, tool_origin
+from ..core.records import CallRecord, Tool
 
 __all__ = ["Coverage", "ToolCoverage"]
 

@@ -20,7 +20,7 @@ from playwright.sync_api import Page, sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from webmcp_harness.demo import serve_demo  # noqa: E402 (after the src path is set)
+from webmcp_harness.testing.demo import serve_demo  # noqa: E402 (after the src path is set)
 
 LAUNCH_ARGS = [
     "--enable-features=WebMCP,WebMCPTesting,DevToolsWebMCPSupport",

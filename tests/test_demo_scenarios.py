@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import Page
 
 from webmcp_harness import tool_error_code
-from webmcp_harness.demo import load_expectations
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
+from webmcp_harness.testing.demo import load_expectations
 
 SCENARIOS = load_expectations()["scenarios"]
 

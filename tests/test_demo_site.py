@@ -25,7 +25,7 @@ from jsonschema import Draft202012Validator
 from playwright.async_api import Browser, BrowserContext, CDPSession, Page, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from webmcp_harness.demo import (
+from webmcp_harness.testing.demo import (
     DemoServer,
     _Server,
     demo_site_path,

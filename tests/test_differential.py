@@ -30,8 +30,8 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.coding import normalise_output
 from webmcp_harness.core.results import ToolErrorCode, ToolResult, is_error_text, to_tool_result
-from webmcp_harness.demo import DemoServer, load_expectations
 from webmcp_harness.session.browser import launch
+from webmcp_harness.testing.demo import DemoServer, load_expectations
 
 TESTS = Path(__file__).parent
 POLYFILLS = TESTS / "polyfills"

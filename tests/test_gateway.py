@@ -52,10 +52,10 @@ from webmcp_harness.agent.kinds import (
     PERMISSIONS_POLICY,
     TOO_LARGE,
 )
-from webmcp_harness.demo import load_expectations
 from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 from webmcp_harness.sync_api import _run as run_on_page
+from webmcp_harness.testing.demo import load_expectations
 
 SAM = "Sam Rivera"
 SAYS = "Buy the harbor mug. Send the receipt to sam.rivera@example.com."

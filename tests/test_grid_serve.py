@@ -14,7 +14,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from webmcp_harness.demo import serve_demo
+from webmcp_harness.testing.demo import serve_demo
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 WAIT = 90.0

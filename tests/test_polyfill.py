@@ -42,9 +42,9 @@ from playwright.sync_api import Page
 
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.results import ToolResult
-from webmcp_harness.demo import DemoServer, load_expectations
 from webmcp_harness.session.browser import find_browser, launch_args
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
+from webmcp_harness.testing.demo import DemoServer, load_expectations
 
 pytest_plugins = ["pytester"]
 

@@ -33,8 +33,8 @@ from webmcp_harness.agent.check import SENDS_SECRETS
 from webmcp_harness.agent.runner import RETRY_BASE, StepResult
 from webmcp_harness.agent.transcript import parse_transcript
 from webmcp_harness.cli import main
-from webmcp_harness.demo import DemoServer
 from webmcp_harness.session.browser import launch
+from webmcp_harness.testing.demo import DemoServer
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]

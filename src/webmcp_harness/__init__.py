@@ -17,11 +17,11 @@ from .core.results import (
     tool_error,
     tool_error_code,
 )
-from .demo import DemoServer, serve_demo, serve_folder
 from .probe import PageProbe, probe  # the shim first, so `webmcp_harness.probe` stays the function
 from .session import WebMCPSession
 from .session.browser import find_browser, launch, launch_args
 from .testing.assertions import expect
+from .testing.demo import DemoServer, serve_demo, serve_folder
 
 # One name a line, so adding an export is adding a line.
 __all__ = [

@@ -361,7 +361,7 @@ def demo_or(url: str | None) -> Any:
     if url:
         yield check_url(url)
         return
-    from .demo import serve_demo
+    from .testing.demo import serve_demo
 
     server = serve_demo()
     try:

@@ -603,7 +603,7 @@ def _missing_webmcp(config: pytest.Config, page: Page) -> str | None:
 @pytest.fixture(scope="session")
 def webmcp_demo_url() -> Iterator[str]:
     """The URL of the demo shop, served on a free port for the whole run (each xdist worker's)."""
-    from .demo import DemoServer
+    from .testing.demo import DemoServer
 
     with DemoServer() as server:
         yield server.url

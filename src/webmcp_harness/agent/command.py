@@ -59,7 +59,7 @@ def _site(url: str | None) -> Iterator[tuple[str, bool]]:
     if url:
         yield url, False
         return
-    from ..demo import serve_demo
+    from ..testing.demo import serve_demo
 
     server = serve_demo()
     try:

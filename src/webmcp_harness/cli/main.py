@@ -244,7 +244,7 @@ def print_result(tool: str, result: dict[str, Any], record: dict[str, Any]) -> N
 @click.option("--json", "as_json", is_flag=True, help='Print {"url": ...} as one JSON document.')
 def demo(port: int, as_json: bool) -> None:
     """Serve the demo shop until Ctrl-C; prints its URL."""
-    from ..demo import serve_demo
+    from ..testing.demo import serve_demo
 
     try:
         server = serve_demo(port=port)

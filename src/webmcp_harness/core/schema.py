@@ -44,7 +44,7 @@ __all__ = [
     "schema_problem",
     "validate_args",
     "validator_for",
-]  # and check_form, loaded on use
+]
 
 MAX_ARGS_DEPTH: Final = 64
 """Arguments nested deeper than this (objects and arrays) are refused."""
@@ -391,12 +391,3 @@ def _json_type(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return type(value).__name__
-
-
-def __getattr__(name: str) -> Any:
-    """`check_form`: a declarative form's controls against the browser's synthesised schema."""
-    if name == "check_form":
-        from ..conformance.forms import check_form
-
-        return check_form
-    raise AttributeError(name)

@@ -22,12 +22,12 @@ from .._cli import (
     run,
     settle_option,
 )
-from ..agent.command import replay, run_script
 from ..conformance.command import check
 from ..core.results import ToolErrorCode, tool_error, tool_error_code
 from ..core.schema import validate_args
 from ..core.text import cell, dumps, markup, text
 from ..mcp_server.command import serve
+from .run import replay, run_script
 
 __all__ = ["main"]
 

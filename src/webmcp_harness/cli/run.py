@@ -36,11 +36,17 @@ from .._cli import (
     print_json,
     run,
 )
+from ..agent.runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
+from ..agent.script import Script, ScriptError, load_script
+from ..agent.sensitive import redact
+from ..agent.transcript import (
+    Transcript,
+    TranscriptError,
+    TranscriptWriter,
+    format_diff,
+    read_transcript,
+)
 from ..core.text import markup, safe_text
-from .runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
-from .script import Script, ScriptError, load_script
-from .sensitive import redact
-from .transcript import Transcript, TranscriptError, TranscriptWriter, format_diff, read_transcript
 
 __all__ = ["replay", "run_script"]
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from ..core.errors import Error, WebMCPUnavailableError
 from ..core.records import CallRecord, Tool
-from ..core.results import is_error_text, tool_error_code
+from ..core.results import code_of, first_text
 from ..session.probe import probe
 from .check import (
     DEFAULT_CHECK_TIMEOUT,
@@ -133,20 +133,7 @@ class GatewayCall:
         }
 
 
-def _first_text(result: Mapping[str, Any]) -> str:
-    content = result.get("content")
-    if isinstance(content, list):
-        for item in content:
-            if isinstance(item, Mapping) and item.get("type") == "text":
-                return str(item.get("text", ""))
-    return ""
-
-
-def _code_of(result: Mapping[str, Any]) -> str | None:
-    code = tool_error_code(result)
-    if code is not None:
-        return code.value
-    return "failed" if result.get("isError") or is_error_text(_first_text(result)) else None
+_code_of = code_of  # the name mcp_server.bridge imports (it moves to core.results next)
 
 
 class Gateway:
@@ -378,7 +365,7 @@ class Gateway:
         self, call: GatewayCall, result: Mapping[str, Any], tools: list[Tool] | None
     ) -> dict[str, Any]:
         record = call.record
-        code = _code_of(result)  # the session's rule; a confirmed form's record keeps needs_user
+        code = code_of(result)  # the session's rule; a confirmed form's record keeps needs_user
         call.code = code
         if code is None:
             size = _size(result)
@@ -392,7 +379,7 @@ class Gateway:
                 )
             call.kind = None
             return dict(result)
-        message = _PREFIX.sub("", _first_text(result), count=1)
+        message = _PREFIX.sub("", first_text(result), count=1)
         condition, blocked = await self._condition(code, message, record, tools)
         if blocked:
             message = (

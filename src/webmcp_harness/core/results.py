@@ -64,8 +64,10 @@ __all__ = [
     "RETRYABLE",
     "ToolErrorCode",
     "ToolResult",
+    "code_of",
     "error_result",
     "error_text",
+    "first_text",
     "is_abort_error",
     "is_error_text",
     "to_json",
@@ -164,6 +166,24 @@ def _read_code(result: object) -> ToolErrorCode | None:
                 return None
             return _known_code(match.group("code"))
     return None
+
+
+def first_text(result: Mapping[str, Any]) -> str:
+    """The text of a result's first ``text`` content item; "" when it has none."""
+    content = result.get("content")
+    if isinstance(content, list):
+        for item in content:
+            if isinstance(item, Mapping) and item.get("type") == "text":
+                return str(item.get("text", ""))
+    return ""
+
+
+def code_of(result: Mapping[str, Any]) -> str | None:
+    """A result's code as a string: its own, else "failed" for any failure, None for success."""
+    code = tool_error_code(result)
+    if code is not None:
+        return code.value
+    return "failed" if result.get("isError") or is_error_text(first_text(result)) else None
 
 
 def is_error_text(text: object) -> bool:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import difflib
 import itertools
 import time
 import weakref
@@ -23,8 +22,10 @@ from .._pw import as_async
 from ..core.coding import code_refusal, code_report
 from ..core.errors import AttachError, SessionClosedError, UsageError
 from ..core.records import CallRecord, Tool
-from ..core.results import ToolErrorCode, ToolResult, is_error_text, tool_error, tool_error_code
+from ..core.results import ToolErrorCode, ToolResult, code_of, tool_error
 from ..core.schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
+from . import outcomes
+from .watch import INTERRUPTIONS, CallWatch, bounded, first, left
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -45,7 +46,6 @@ _ABANDONED_START = 30.0  # how long a call that already returned waits for its i
 _DETECT_WAIT = 5.0  # how long asking the page which WebMCP it has may take
 _LATE_TOOL_WAIT = 1.0  # how long a call to a tool not (yet) there waits for it, within its timeout
 _RELIST = 0.1  # while settling, list again this often (some sources send no change events)
-_QUOTE = 300
 _VALIDATORS_KEPT = 4096
 
 
@@ -55,28 +55,6 @@ _LIVE: weakref.WeakSet[WebMCPSession] = weakref.WeakSet()
 def live_sessions() -> list[WebMCPSession]:
     """Sessions not yet garbage-collected (assertions look up a result's record there)."""
     return list(_LIVE)
-
-
-class _Watch:
-    """What one running call is watching for.
-
-    A tool removed during its call (`removed`) is not yet an interruption: a one-shot tool
-    unregisters itself and then answers, and Chromium delivers that answer. Only a tool
-    `replaced` (registered again under its name, in its frame, after the removal and before the
-    answer) changed mid-call; and a removed tool that never answers is one too (after a grace).
-    """
-
-    def __init__(self, record: CallRecord, tool: Tool) -> None:
-        self.record = record
-        self.tool = tool
-        self.interrupted: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self.removed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.replaced = False
-        self.form_navigated = False  # a form that submits and navigates takes its tool with it
-
-    def interrupt(self, why: str) -> None:
-        if not self.interrupted.done():
-            self.interrupted.set_result(why)
 
 
 class WebMCPSession:
@@ -92,7 +70,7 @@ class WebMCPSession:
         self.confirm = confirm
         self.records: list[CallRecord] = []
         self._ids = itertools.count(1)
-        self._watches: set[_Watch] = set()
+        self._watches: set[CallWatch] = set()
         self._tool_waiters: list[tuple[str, asyncio.Future[Tool]]] = []
         self._closed = False
         self._gone: str | None = None
@@ -217,17 +195,7 @@ class WebMCPSession:
         if added or removed:
             self._tell("tools")
         for watch in list(self._watches):
-            key = (watch.tool.frame_id, watch.tool.name)
-            if any((t.frame_id, t.name) == key for t in removed) and not watch.form_navigated:
-                watch.record.event("toolRemoved", name=watch.tool.name, frameId=watch.tool.frame_id)
-                if not watch.removed.done():
-                    watch.removed.set_result(None)
-            if added:
-                watch.record.event("toolsAdded", names=[t.name for t in added])
-                back = any((t.frame_id, t.name) == key for t in added)
-                if back and watch.removed.done() and not watch.form_navigated:
-                    watch.replaced = True
-                    watch.record.event("toolReplaced", name=watch.tool.name)
+            watch.tools_changed(added, removed)
         for tool in added:
             for name, waiter in self._tool_waiters:
                 if name == tool.name and not waiter.done():
@@ -240,14 +208,7 @@ class WebMCPSession:
         for watch in list(self._watches):
             if frame_id and frame_id not in self.backend.ancestors(watch.tool.frame_id):
                 continue  # another frame, or a popup, than the one the tool is in
-            watch.record.event(kind, frameId=frame_id, **detail)
-            if kind == "navigated" and watch.tool.declarative:
-                watch.form_navigated = True
-                continue  # a form answers by submitting and navigating: not an interruption
-            why = _INTERRUPTIONS.get(kind, kind)
-            if frame_id and kind in ("crashed", "closed"):
-                why = _FRAME_ENDED[kind]
-            watch.interrupt(why)
+            watch.frame_event(kind, frame_id, detail)
 
     # -- calls -----------------------------------------------------------------------------
     async def call(
@@ -281,7 +242,7 @@ class WebMCPSession:
             record.timings["totalMs"] = (time.perf_counter() - started) * 1000
             raise
         record.result = result
-        record.code = _code_of(result)
+        record.code = code_of(result)
         record.timings["totalMs"] = (time.perf_counter() - started) * 1000
         return result
 
@@ -321,7 +282,7 @@ class WebMCPSession:
             problem = validate_args(tool.input_schema, args, deadline=check_by)
             if problem:
                 return tool_error(ToolErrorCode.INVALID_INPUT, f"{name}: {problem}")
-        watch = _Watch(record, tool)
+        watch = CallWatch(record, tool)
         self._watches.add(watch)
         inv: Invocation | None = None
         try:
@@ -330,7 +291,7 @@ class WebMCPSession:
             # for the interruption while the invocation is being started, too.
             invoking = asyncio.ensure_future(self.backend.invoke(tool, args))
             try:
-                await _first((invoking, watch.interrupted), _left(deadline))
+                await first((invoking, watch.interrupted), left(deadline))
             except asyncio.CancelledError:
                 invoking.cancel()
                 raise
@@ -338,12 +299,10 @@ class WebMCPSession:
                 if watch.interrupted.done():
                     self._when_started(record, invoking, cancel=False)
                     why = watch.interrupted.result()
-                    return tool_error(
-                        ToolErrorCode.INTERRUPTED, f"{why} during the call; check the page."
-                    )
+                    return outcomes.interrupted(why)
                 record.event("timeout", afterS=limit)
                 self._when_started(record, invoking, cancel=True)
-                return self._timed_out(limit)
+                return outcomes.timed_out(limit)
             try:
                 inv = invoking.result()
             except BackendError as exc:
@@ -357,18 +316,16 @@ class WebMCPSession:
                     why = (
                         watch.interrupted.result()
                         if watch.interrupted.done()
-                        else _INTERRUPTIONS[self._gone or "closed"]
+                        else INTERRUPTIONS[self._gone or "closed"]
                     )
-                    return tool_error(
-                        ToolErrorCode.INTERRUPTED, f"{why} during the call; check the page."
-                    )
+                    return outcomes.interrupted(why)
                 return tool_error(ToolErrorCode.FAILED, f"The browser refused the call: {exc}")
             record.browser.invocation_id = inv.id
             record.timings["invokeMs"] = (time.perf_counter() - t0) * 1000
             return await self._await_answer(record, watch, inv, deadline, limit, confirm)
         except asyncio.CancelledError:
             if inv is not None:
-                await _bounded(inv.cancel(), _CANCEL_WAIT)
+                await bounded(inv.cancel(), _CANCEL_WAIT)
                 record.event("cancelledInPage")
             raise
         finally:
@@ -377,7 +334,7 @@ class WebMCPSession:
     async def _await_answer(
         self,
         record: CallRecord,
-        watch: _Watch,
+        watch: CallWatch,
         inv: Invocation,
         deadline: float,
         limit: float,
@@ -387,10 +344,10 @@ class WebMCPSession:
         waiting = inv.waiting
         while True:
             if waiting is None:
-                await _first((inv.answered, watch.interrupted, watch.removed), _left(deadline))
+                await first((inv.answered, watch.interrupted, watch.removed), left(deadline))
             else:
-                await _first(
-                    (inv.answered, watch.interrupted, watch.removed, waiting), _left(deadline)
+                await first(
+                    (inv.answered, watch.interrupted, watch.removed, waiting), left(deadline)
                 )
             if inv.answered.done():
                 report = inv.answered.result()
@@ -399,26 +356,24 @@ class WebMCPSession:
                     return self._interrupted(record, inv, watch.interrupted.result())
                 answer = code_report(report, declarative=watch.tool.declarative)
                 if watch.removed.done() and report.status is None:  # the answer was lost
-                    return self._changed(record, watch, report_result=None)
+                    return outcomes.changed(record, watch, report_result=None)
                 if watch.replaced:
-                    return self._changed(record, watch, report_result=answer)
+                    return outcomes.changed(record, watch, report_result=answer)
                 return answer  # a removal before the answer is an event in the record
             if watch.interrupted.done():
                 return self._interrupted(record, inv, watch.interrupted.result())
             if watch.removed.done() and not inv.answered.done():
                 # a one-shot tool answers just after its removal; a replaced one may answer too
-                await _first(
-                    (inv.answered, watch.interrupted), min(_REMOVAL_GRACE, _left(deadline))
-                )
+                await first((inv.answered, watch.interrupted), min(_REMOVAL_GRACE, left(deadline)))
                 if inv.answered.done() or watch.interrupted.done():
                     continue
                 self._keep_late_answer(record, inv)
-                return self._changed(record, watch, report_result=None)
+                return outcomes.changed(record, watch, report_result=None)
             if waiting is not None and waiting.done():
                 record.event("waitingForPerson")
                 if act_as_person:
                     record.event("confirmedAsPerson")
-                    if not await _bounded(inv.confirm(), _left(deadline)):
+                    if not await bounded(inv.confirm(), left(deadline)):
                         return tool_error(
                             ToolErrorCode.UNAVAILABLE,
                             f"{watch.tool.name} waits for a person, but has no submit button.",
@@ -433,13 +388,13 @@ class WebMCPSession:
                 )
             # timed out
             record.event("timeout", afterS=limit)
-            await _bounded(inv.cancel(), _CANCEL_WAIT)
+            await bounded(inv.cancel(), _CANCEL_WAIT)
             record.event("cancelledInPage")
             if inv.answered.done():
                 record.browser = inv.answered.result()
             else:
                 self._keep_late_answer(record, inv)
-            return self._timed_out(limit)
+            return outcomes.timed_out(limit)
 
     def _when_started(
         self, record: CallRecord, invoking: asyncio.Future[Invocation], *, cancel: bool
@@ -458,7 +413,7 @@ class WebMCPSession:
             self._keep_late_answer(record, inv)
             if cancel:
                 record.event("cancelledInPage")
-                task = asyncio.ensure_future(_bounded(inv.cancel(), _CANCEL_WAIT))
+                task = asyncio.ensure_future(bounded(inv.cancel(), _CANCEL_WAIT))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
 
@@ -501,39 +456,17 @@ class WebMCPSession:
         if inv is None or not record.pending:
             raise UsageError(f"call #{record.id} ({record.tool}) is not waiting for a person")
         record.event("confirmedAsPerson")
-        if not await _bounded(inv.confirm(), self._timeout(timeout)):
+        if not await bounded(inv.confirm(), self._timeout(timeout)):
             return tool_error(ToolErrorCode.UNAVAILABLE, f"{record.tool} has no submit button.")
         answer = await self.settle(record, timeout=timeout)
         if answer is None:
-            return self._timed_out(self._timeout(timeout))
+            return outcomes.timed_out(self._timeout(timeout))
         return answer
 
     # -- coded outcomes the harness decides ------------------------------------------------
     def _unavailable(self, name: str, frame: str | None, tools: list[Tool]) -> ToolResult:
-        names = sorted({t.name for t in tools})
-        where = f" in frame {frame!r}" if frame else " on this page"
-        there = ", ".join(names) if names else "none"
-        if not names and self._gone:
-            return tool_error(ToolErrorCode.INTERRUPTED, f"The page is {self._gone}.")
-        if not names and self._no_webmcp:
-            return tool_error(
-                ToolErrorCode.UNAVAILABLE,
-                f'No tool "{name}": this page ({self._url()}) has no document.modelContext. '
-                "WebMCP needs Chromium 146+ with --enable-features=WebMCP and a secure page "
-                "(https, or http on localhost), or a page that loads a WebMCP polyfill.",
-            )
-        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-        hint = f' Did you mean "{close[0]}"?' if close else ""
-        return tool_error(
-            ToolErrorCode.UNAVAILABLE,
-            f'No tool "{name}"{where} right now ({self._url()}). Tools here: {there}.{hint}',
-        )
-
-    def _timed_out(self, limit: float) -> ToolResult:
-        return tool_error(
-            ToolErrorCode.TIMEOUT,
-            f"no answer in {_seconds(limit)} s; it may or may not have worked. "
-            "The call was cancelled in the page.",
+        return outcomes.unavailable(
+            name, frame, tools, url=self._url(), gone=self._gone, no_webmcp=self._no_webmcp
         )
 
     def _interrupted(self, record: CallRecord, inv: Invocation, why: str) -> ToolResult:
@@ -541,27 +474,7 @@ class WebMCPSession:
             record.browser = inv.answered.result()
         else:
             self._keep_late_answer(record, inv)
-        return tool_error(ToolErrorCode.INTERRUPTED, f"{why} during the call; check the page.")
-
-    def _changed(
-        self, record: CallRecord, watch: _Watch, *, report_result: ToolResult | None
-    ) -> ToolResult:
-        """`interrupted` for a tool replaced mid-call, or removed with no answer."""
-        name, how = watch.tool.name, "replaced" if watch.replaced else "removed"
-        if report_result is None:
-            lost = record.browser.protocol_error
-            why = f" ({lost})" if lost else ""
-            return tool_error(
-                ToolErrorCode.INTERRUPTED,
-                f"{name} was {how} during the call and gave no answer{why}; it may or may not "
-                "have worked. Check the page before you retry.",
-            )
-        text = _first_text(report_result)
-        return tool_error(
-            ToolErrorCode.INTERRUPTED,
-            f"{name} was replaced during the call; the old version answered: {text[:_QUOTE]}. "
-            "Check the page, then call the new version.",
-        )
+        return outcomes.interrupted(why)
 
     # -- helpers ---------------------------------------------------------------------------
     def _fits(self, schema: Any, args: dict[str, Any], deadline: float) -> bool:
@@ -604,12 +517,12 @@ class WebMCPSession:
         await self._sync()
         tools = await self.backend.list_tools()
         tool = self._find(tools, name, frame)
-        if tool is None and not self._gone and _left(deadline) > 0:
-            tool = await self._late_tool(name, frame, min(_left(deadline), _LATE_TOOL_WAIT))
+        if tool is None and not self._gone and left(deadline) > 0:
+            tool = await self._late_tool(name, frame, min(left(deadline), _LATE_TOOL_WAIT))
             tools = await self.backend.list_tools()
-        if tool is None and not tools and not self._gone and _left(deadline) > 0:
+        if tool is None and not tools and not self._gone and left(deadline) > 0:
             # No tools at all: say whether the page has WebMCP at all (bounded by the call).
-            self._no_webmcp = await self._has_no_webmcp(_left(deadline))
+            self._no_webmcp = await self._has_no_webmcp(left(deadline))
         return tool, tools
 
     async def _late_tool(self, name: str, frame: str | None, limit: float) -> Tool | None:
@@ -664,19 +577,6 @@ class WebMCPSession:
             raise SessionClosedError("This WebMCPSession is closed; attach a new one.")
 
 
-_FRAME_ENDED = {
-    "crashed": "The tool's frame crashed",
-    "closed": "The tool's page (a popup) was closed",
-}
-_INTERRUPTIONS = {
-    "navigated": "The page navigated",
-    "detached": "The tool's frame went away",
-    "closed": "The page was closed",
-    "crashed": "The page crashed",
-    "disconnected": "The browser went away",
-}
-
-
 async def _open(sources: Sources, session: WebMCPSession, limit: float) -> None:
     """Open the page's sources for session, bounded; a page that does not let us in is a clear error."""
 
@@ -714,55 +614,3 @@ def _check_settle(settle: Any) -> float:
 def _check_timeout(timeout: Any) -> None:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
-
-
-async def _first(futures: tuple[asyncio.Future[Any], ...], timeout: float) -> None:
-    """Return once any of futures is done, or after timeout (asyncio.wait, without its sets)."""
-    for future in futures:
-        if future.done():
-            return
-    loop = asyncio.get_running_loop()
-    woken: asyncio.Future[None] = loop.create_future()
-
-    def wake(_: Any = None) -> None:
-        if not woken.done():
-            woken.set_result(None)
-
-    timer = loop.call_later(timeout, wake)
-    for future in futures:
-        future.add_done_callback(wake)
-    try:
-        await woken
-    finally:
-        timer.cancel()
-        for future in futures:
-            future.remove_done_callback(wake)
-
-
-def _left(deadline: float) -> float:
-    return max(0.0, deadline - time.monotonic())
-
-
-def _seconds(limit: float) -> str:
-    return f"{limit:g}"
-
-
-async def _bounded(coro: Any, limit: float) -> Any:
-    try:
-        return await asyncio.wait_for(coro, max(limit, 0.05))
-    except (asyncio.TimeoutError, Exception):
-        return None
-
-
-def _first_text(result: ToolResult) -> str:
-    for item in result.get("content", []):
-        if isinstance(item, dict) and item.get("type") == "text":
-            return str(item.get("text", ""))
-    return ""
-
-
-def _code_of(result: ToolResult) -> str | None:
-    code = tool_error_code(result)
-    if code is not None:
-        return code.value
-    return "failed" if result.get("isError") or is_error_text(_first_text(result)) else None

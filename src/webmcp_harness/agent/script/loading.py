@@ -1,251 +1,47 @@
-"""Scripted agent runs: the YAML format, parsed to dataclasses, checked before anything runs.
-
-A script is one YAML document (full reference: ``docs/scripts.md``)::
-
-    name: Buy a rain jacket               # optional; defaults to the file's name
-    owner:                                # optional; whose run it is, for the check
-      name: Dana Reyes                    # required in owner; the check uses the first name
-      instructions: Buy the rain jacket p-101 in size M.   # optional; what the owner asked
-    url: http://127.0.0.1:8000            # optional base for relative `open` paths
-    timeout: 30                           # optional; seconds per step (default 30)
-    steps:                                # required, at least one
-      - open: /catalog                    # URL, or a path joined to `url`
-      - call:                             # a call through the gateway (the check, then the tool)
-          tool: search_products           # required
-          input: {query: rain jacket}     # optional JSON value (default {})
-          source: owner                   # owner (default) | page: who asked for it
-          timeout: 10                     # optional, this step only
-          retry: auto                     # none (default) | auto: retry RETRYABLE codes
-          attempts: 3                     # with retry: auto, 1-10 (default 3)
-          expect:                         # optional; what must come back
-            ok: true                      # the tool's result (not a failure, not held)
-            path: $.items[0].id           # a JSON path into the answer ...
-            equals: p-101                 # ... equal to this, and/or
-            contains: p-                  # ... containing this
-      - call: {tool: place_order, expect: {code: unavailable, kind: not_found}}
-      - call: {tool: pay, input: {...}, expect: {held: ask}}
-      - approve: pay                      # the owner says yes to the call the check held
-      - wait_for_tool: place_order        # or {tool: place_order, timeout: 5}
-      - confirm: choose_size              # act as the person: confirm the form that waits
-
-Steps are mappings with exactly one key. ``open``, ``wait_for_tool``, ``confirm`` and
-``approve`` take a string, or a mapping: ``open: {url, timeout}``, ``wait_for_tool: {tool,
-timeout}``, ``confirm: {tool, timeout, expect}``, ``approve: {tool, input}`` (``input`` names
-the exact call to approve; without it, the last call to that tool the check held back).
-
-``expect`` keys: ``ok`` (bool), ``code`` (one of the seven result codes), ``kind`` (one of the
-twelve error kinds), ``held`` (``ask`` | ``stop``), ``reason`` (one of the six reasons, word for
-word; implies held), ``path`` (needs ``equals`` or ``contains``), ``equals``, ``contains``.
-``ok: true`` can't go with ``code``/``kind``/``held``/``reason``. Without ``path``, ``equals``
-and ``contains`` look at the answer's text (a result's text parts, a failure's message, a held
-call's message). Paths are ``$`` then ``.key``, ``[N]`` (negative from the end) or
-``["any key"]``; ``$`` is the answer ``use_tool`` returned; for a tool's result, a path whose
-first key is not one of the result's own keys reads the tool's value instead
-(``structuredContent``, else its first text part parsed as JSON), and a string holding JSON is
-parsed on the way. So ``$.content[0].text`` and ``$.order.id`` both work. ``contains``: a
-substring of a string, an element of a list (each element, for a list), the key/value pairs
-of an object. Values compare as JSON (``true`` is not ``1``; ``2`` is ``2.0``).
-
-Decisions: YAML is read with the 1.2 core types: only ``true``/``false`` are booleans (``size:
-NO``, ``answer: yes`` stay strings), dates and times stay strings, integers with a leading zero
-stay strings (``zip: 02134``). Anchors, aliases and ``<<`` merges work. Duplicate keys,
-unknown keys, wrong types and missing fields are errors. Input, ``equals`` and ``contains`` must
-be JSON (no NaN or infinity, text keys only). A relative ``open`` needs ``url`` (or the
-``base_url`` given to ``load_script``). Every error is a ``ScriptError`` with the line.
-"""
+"""Loading a script: YAML with the 1.2 core types, read into the model and checked before anything runs."""
 
 from __future__ import annotations
 
 import difflib
-import enum
-import json
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Final, Literal, TypeVar
-from urllib.parse import urljoin, urlsplit
+from typing import Any, Final, Literal
+from urllib.parse import urlsplit
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..core.results import ToolErrorCode
-from ..core.text import TooBig, read_bounded
-from .check import REASONS, first_name
-from .kinds import KINDS
-from .outcome import Outcome, answer_text, tool_value
+from ...core.results import ToolErrorCode
+from ...core.text import TooBig, read_bounded
+from ..check import REASONS
+from ..kinds import KINDS
+from .matching import parse_path
+from .model import (
+    DEFAULT_ATTEMPTS,
+    DEFAULT_TIMEOUT,
+    MAX_ATTEMPTS,
+    MAX_SCRIPT_BYTES,
+    MAX_TIMEOUT,
+    MISSING,
+    ApproveStep,
+    CallStep,
+    ConfirmStep,
+    Expect,
+    OpenStep,
+    Owner,
+    Script,
+    ScriptError,
+    Step,
+    WaitForToolStep,
+    _absolute,
+)
 
-__all__ = [
-    "MISSING",
-    "ApproveStep",
-    "CallStep",
-    "ConfirmStep",
-    "Expect",
-    "OpenStep",
-    "Owner",
-    "Script",
-    "ScriptError",
-    "Step",
-    "WaitForToolStep",
-    "load_script",
-    "match_expect",
-    "parse_path",
-    "resolve_path",
-]
-
-DEFAULT_TIMEOUT: Final = 30.0
-DEFAULT_ATTEMPTS: Final = 3
-MAX_ATTEMPTS: Final = 10
-MAX_TIMEOUT: Final = 3600.0
-MAX_SCRIPT_BYTES: Final = 1_000_000
-"""The largest script file ``load_script`` reads (a megabyte)."""
 _MAX_NODES: Final = 100_000
 _MAX_DEPTH: Final = 100
 _CODES: Final = tuple(c.value for c in ToolErrorCode)
-
-
-class ScriptError(Exception):
-    """A script that can't run as written: the line (1-based, None if unknown) and why."""
-
-    def __init__(self, line: int | None, message: str, *, source: str | None = None) -> None:
-        self.line = line
-        self.message = message
-        self.source = source
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = self.source or ""
-        if self.line is not None:
-            where = f"{where}:{self.line}" if where else f"line {self.line}"
-        return f"{where}: {self.message}" if where else self.message
-
-
-class _Missing(enum.Enum):
-    MISSING = "MISSING"
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Final = _Missing.MISSING
-"""An ``equals``/``contains``/``input`` that was not given (``null`` is a value)."""
-
-PathPart = str | int
-
-
-# -- the model -------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Owner:
-    """Whose run it is: their name and what they asked for."""
-
-    name: str = ""
-    instructions: str = ""
-
-    @property
-    def first_name(self) -> str:
-        """The first word of the name, or "the owner"."""
-        return first_name(self.name)
-
-
-@dataclass(frozen=True)
-class Expect:
-    """What a step's answer must be; every given field must hold."""
-
-    ok: bool | None = None
-    code: str | None = None
-    kind: str | None = None
-    held: Literal["ask", "stop"] | None = None
-    reason: str | None = None
-    path: tuple[PathPart, ...] | None = None
-    path_text: str | None = None
-    equals: Any = MISSING
-    contains: Any = MISSING
-    line: int | None = None
-
-
-@dataclass(frozen=True)
-class OpenStep:
-    """Open a URL in the page."""
-
-    action: ClassVar[str] = "open"
-    url: str
-    timeout: float | None = None
-    line: int | None = None
-
-
-@dataclass(frozen=True)
-class CallStep:
-    """Call a tool through the gateway (the check first, then the page)."""
-
-    action: ClassVar[str] = "call"
-    tool: str
-    input: Any = field(default_factory=dict)
-    source: Literal["owner", "page"] = "owner"
-    expect: Expect | None = None
-    retry: Literal["auto", "none"] = "none"
-    attempts: int = 1
-    timeout: float | None = None
-    line: int | None = None
-
-
-@dataclass(frozen=True)
-class WaitForToolStep:
-    """Wait until the page has a tool of this name."""
-
-    action: ClassVar[str] = "wait_for_tool"
-    tool: str
-    timeout: float | None = None
-    line: int | None = None
-
-
-@dataclass(frozen=True)
-class ConfirmStep:
-    """Act as the person: confirm the form of this tool that waits for them."""
-
-    action: ClassVar[str] = "confirm"
-    tool: str
-    expect: Expect | None = None
-    timeout: float | None = None
-    line: int | None = None
-
-
-@dataclass(frozen=True)
-class ApproveStep:
-    """The owner says yes to a held call, so the next identical call goes through.
-
-    ``input`` is MISSING for "the last call to this tool the check held back".
-    """
-
-    action: ClassVar[str] = "approve"
-    tool: str
-    input: Any = MISSING
-    line: int | None = None
-
-
-Step = OpenStep | CallStep | WaitForToolStep | ConfirmStep | ApproveStep
-
-
-@dataclass(frozen=True)
-class Script:
-    """A parsed script, ready to run."""
-
-    name: str
-    steps: tuple[Step, ...]
-    owner: Owner = field(default_factory=Owner)
-    url: str | None = None
-    timeout: float = DEFAULT_TIMEOUT
-    source: str | None = None
-
-    def resolve(self, url: str, base_url: str | None = None) -> str:
-        """An ``open`` step's URL made absolute against ``base_url`` or the script's ``url``."""
-        base = base_url or self.url
-        if _absolute(url):
-            return url
-        if not base:
-            raise ScriptError(None, f"{url!r} is relative and the script has no url")
-        return urljoin(base, url)
 
 
 # -- YAML with the 1.2 core types ------------------------------------------------------------
@@ -440,150 +236,10 @@ def _yaml_problem(err: yaml.YAMLError) -> str:
     return str(err).splitlines()[0] if str(err) else "bad YAML"
 
 
-def _absolute(url: str) -> bool:
-    return urlsplit(url).scheme.lower() in ("http", "https", "file")
-
-
-# -- paths -----------------------------------------------------------------------------------
-_PATH_PART = re.compile(
-    r"""\.(?P<key>[A-Za-z_][A-Za-z0-9_-]*)"""
-    r"""|\[(?P<index>-?[0-9]+)\]"""
-    r"""|\[(?P<quote>["'])(?P<quoted>(?:\\.|(?!(?P=quote)).)*)(?P=quote)\]""",
-    re.DOTALL,
-)
-
-
-def parse_path(text: str) -> tuple[PathPart, ...]:
-    """``$.a[0]["b c"]`` → ``("a", 0, "b c")``; ValueError saying where it goes wrong."""
-    if not isinstance(text, str) or not text.startswith("$"):
-        raise ValueError("a path starts with $, like $.order.id or $.content[0].text")
-    parts: list[PathPart] = []
-    i = 1
-    while i < len(text):
-        m = _PATH_PART.match(text, i)
-        if m is None:
-            raise ValueError(
-                f'can\'t read the path {text!r} at character {i + 1}: use .key, [N] or ["key"]'
-            )
-        if m.group("key") is not None:
-            parts.append(m.group("key"))
-        elif m.group("index") is not None:
-            parts.append(int(m.group("index")))
-        else:
-            parts.append(re.sub(r"\\(.)", r"\1", m.group("quoted"), flags=re.DOTALL))
-        i = m.end()
-    return tuple(parts)
-
-
-_RESULT_KEYS: Final = frozenset({"content", "isError", "structuredContent", "_meta"})
-
-
-def resolve_path(path: Sequence[PathPart], answer: object) -> tuple[bool, Any]:
-    """The value at a parsed path in an answer: ``(True, value)``, or ``(False, None)``."""
-    current: Any = answer
-    if (
-        path
-        and isinstance(path[0], str)
-        and isinstance(answer, Mapping)
-        and isinstance(answer.get("content"), list)
-        and path[0] not in _RESULT_KEYS
-        and path[0] not in answer
-    ):
-        found, current = tool_value(answer)
-        if not found:
-            return False, None
-    for part in path:
-        if isinstance(current, str) and current.lstrip()[:1] in ("{", "["):
-            try:
-                current = json.loads(current)
-            except (ValueError, RecursionError):
-                return False, None
-        if isinstance(part, int) and isinstance(current, list):
-            if not -len(current) <= part < len(current):
-                return False, None
-            current = current[part]
-        elif isinstance(part, str) and isinstance(current, Mapping):
-            if part not in current:
-                return False, None
-            current = current[part]
-        else:
-            return False, None
-    return True, current
-
-
-def _json_equal(a: object, b: object) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, str) or isinstance(b, str):
-        return isinstance(a, str) and isinstance(b, str) and a == b
-    if a is None or b is None:
-        return a is None and b is None
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
-    return False
-
-
-def _contains(haystack: object, needle: object) -> bool:
-    if isinstance(haystack, str):
-        return isinstance(needle, str) and needle in haystack
-    if isinstance(haystack, (list, tuple)):
-        wanted = needle if isinstance(needle, list) else [needle]
-        return all(any(_json_equal(item, w) for item in haystack) for w in wanted)
-    if isinstance(haystack, Mapping) and isinstance(needle, Mapping):
-        return all(k in haystack and _json_equal(haystack[k], v) for k, v in needle.items())
-    return False
-
-
-def _show(value: object) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
-    return text if len(text) <= 200 else text[:197] + "..."
-
-
-def match_expect(expect: Expect, answer: object, *, code: str | None = None) -> list[str]:
-    """What in the answer doesn't meet ``expect``: one line per miss, empty when it passes."""
-    outcome = Outcome.of(answer, code=code)
-    misses: list[str] = []
-    if expect.ok is not None and outcome.ok != expect.ok:
-        misses.append(f"expected ok: {str(expect.ok).lower()}, got {outcome.describe()}")
-    if expect.code is not None and outcome.code != expect.code:
-        misses.append(f"expected code {expect.code}, got {outcome.code or 'no code'}")
-    if expect.kind is not None and outcome.kind != expect.kind:
-        misses.append(f"expected kind {expect.kind}, got {outcome.describe()}")
-    if expect.held is not None and outcome.held != expect.held:
-        misses.append(f"expected the check to {expect.held}, got {outcome.describe()}")
-    if expect.reason is not None and outcome.reason != expect.reason:
-        misses.append(f"expected the reason {expect.reason!r}, got {outcome.describe()}")
-    if expect.equals is MISSING and expect.contains is MISSING:
-        return misses
-    where = expect.path_text or "the text"
-    if expect.path is not None:
-        found, subject = resolve_path(expect.path, answer)
-        if not found:
-            misses.append(f"nothing at {where} in {_show(answer)}")
-            return misses
-    else:
-        subject = answer_text(answer)
-    if expect.equals is not MISSING and not _json_equal(subject, expect.equals):
-        misses.append(f"expected {where} to equal {_show(expect.equals)}, got {_show(subject)}")
-    if expect.contains is not MISSING and not _contains(subject, expect.contains):
-        misses.append(f"expected {where} to contain {_show(expect.contains)}, got {_show(subject)}")
-    return misses
-
-
-# -- parsing ---------------------------------------------------------------------------------
 _TOP: Final = ("name", "owner", "url", "timeout", "steps")
 _CALL: Final = ("tool", "input", "source", "expect", "retry", "attempts", "timeout")
 _EXPECT: Final = ("ok", "code", "kind", "held", "reason", "path", "equals", "contains")
 _ACTIONS: Final = ("open", "call", "wait_for_tool", "confirm", "approve")
-
-T = TypeVar("T")
 
 
 def load_script(source: str | bytes | os.PathLike[str], *, base_url: str | None = None) -> Script:
@@ -809,8 +465,3 @@ def _expect(reader: _Reader, node: Node) -> Expect:
     equals = reader.json(got["equals"], "equals") if "equals" in got else MISSING
     contains = reader.json(got["contains"], "contains") if "contains" in got else MISSING
     return Expect(ok, code, kind, held, reason, path, path_text, equals, contains, _line(node))
-
-
-def iter_steps(script: Script, action: type[T]) -> list[T]:
-    """The steps of one type, in order."""
-    return [s for s in script.steps if isinstance(s, action)]

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webmcp_harness.agent.check import (
+from webmcp_harness.agent.policy import (
     COULDNT_BE_REACHED,
     COULDNT_DECIDE,
     FROM_WHAT_YOU_READ,

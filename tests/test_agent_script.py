@@ -11,7 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from webmcp_harness.agent.check import REASONS
+from webmcp_harness.agent.policy import REASONS
 from webmcp_harness.agent.script import (
     MISSING,
     ApproveStep,

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webmcp_harness.agent.check import REASONS
 from webmcp_harness.agent.outcome import Outcome
+from webmcp_harness.agent.policy import REASONS
 from webmcp_harness.agent.transcript import (
     REDACTED,
     Difference,

@@ -36,7 +36,14 @@ from webmcp_harness.agent import (
     make_check,
     run_check,
 )
-from webmcp_harness.agent.check import (
+from webmcp_harness.agent.kinds import (
+    NO_BROWSER,
+    NO_CONFIRM,
+    NO_WEBMCP,
+    PERMISSIONS_POLICY,
+    TOO_LARGE,
+)
+from webmcp_harness.agent.policy import (
     COULDNT_BE_REACHED,
     COULDNT_DECIDE,
     FROM_WHAT_YOU_READ,
@@ -44,13 +51,6 @@ from webmcp_harness.agent.check import (
     SENDS_SECRETS,
     TO_SOMEONE_UNNAMED,
     secrets_rule,
-)
-from webmcp_harness.agent.kinds import (
-    NO_BROWSER,
-    NO_CONFIRM,
-    NO_WEBMCP,
-    PERMISSIONS_POLICY,
-    TOO_LARGE,
 )
 from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession

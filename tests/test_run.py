@@ -29,7 +29,7 @@ from webmcp_harness.agent import (
     read_transcript,
     replay_transcript,
 )
-from webmcp_harness.agent.check import SENDS_SECRETS
+from webmcp_harness.agent.policy import SENDS_SECRETS
 from webmcp_harness.agent.runner import RETRY_BASE, StepResult
 from webmcp_harness.agent.transcript import parse_transcript
 from webmcp_harness.cli import main

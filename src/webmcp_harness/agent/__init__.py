@@ -13,7 +13,10 @@
 
 from __future__ import annotations
 
-from .check import (
+from .gateway import Gateway, GatewayCall, SyncGateway
+from .kinds import KINDS, ROWS, failure, is_failure, kind_for
+from .outcome import Outcome
+from .policy import (
     REASONS,
     Approvals,
     Check,
@@ -26,9 +29,6 @@ from .check import (
     make_check,
     run_check,
 )
-from .gateway import Gateway, GatewayCall, SyncGateway
-from .kinds import KINDS, ROWS, failure, is_failure, kind_for
-from .outcome import Outcome
 from .runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
 from .script import Owner, Script, ScriptError, load_script
 from .sensitive import find_secrets, redact

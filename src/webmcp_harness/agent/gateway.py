@@ -44,17 +44,6 @@ from ..core.errors import Error, WebMCPUnavailableError
 from ..core.records import CallRecord, Tool
 from ..core.results import code_of, first_text
 from ..session.probe import probe
-from .check import (
-    DEFAULT_CHECK_TIMEOUT,
-    Approvals,
-    Check,
-    CheckRequest,
-    Decision,
-    decide,
-    default_check,
-    fingerprint,
-    hold_message,
-)
 from .kinds import (
     NO_BROWSER,
     NO_CONFIRM,
@@ -67,6 +56,17 @@ from .kinds import (
     kind_for,
 )
 from .outcome import Outcome
+from .policy import (
+    DEFAULT_CHECK_TIMEOUT,
+    Approvals,
+    Check,
+    CheckRequest,
+    Decision,
+    decide,
+    default_check,
+    fingerprint,
+    hold_message,
+)
 
 if TYPE_CHECKING:
     from ..session import WebMCPSession

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .check import REASONS
 from .kinds import is_failure
+from .policy import REASONS
 
 __all__ = ["Outcome", "answer_text", "tool_value"]
 

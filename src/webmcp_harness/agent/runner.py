@@ -51,10 +51,10 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from ..core.results import RETRYABLE
 from ..session.browser import explain_load_error
-from .check import SENDS_SECRETS, Check, CheckRequest, Decision, default_check
 from .gateway import Gateway, GatewayCall
 from .kinds import failure, kind_for_http
 from .outcome import Outcome, answer_text
+from .policy import SENDS_SECRETS, Check, CheckRequest, Decision, default_check
 from .script import (
     MISSING,
     ApproveStep,

@@ -16,8 +16,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ...core.results import ToolErrorCode
 from ...core.text import TooBig, read_bounded
-from ..check import REASONS
 from ..kinds import KINDS
+from ..policy import REASONS
 from .matching import parse_path
 from .model import (
     DEFAULT_ATTEMPTS,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, TypeVar
 from urllib.parse import urljoin, urlsplit
 
-from ..check import first_name
+from ..policy import first_name
 
 DEFAULT_TIMEOUT: Final = 30.0
 DEFAULT_ATTEMPTS: Final = 3

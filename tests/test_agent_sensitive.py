@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webmcp_harness.agent.sensitive import (
+from webmcp_harness.core.secrets import (
     REDACTED,
     Finding,
     find_secrets,

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from ..core.secrets import find_secrets, redact
 from .gateway import Gateway, GatewayCall, SyncGateway
 from .kinds import KINDS, ROWS, failure, is_failure, kind_for
 from .outcome import Outcome
@@ -31,7 +32,6 @@ from .policy import (
 )
 from .runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
 from .script import Owner, Script, ScriptError, load_script
-from .sensitive import find_secrets, redact
 from .transcript import (
     Transcript,
     TranscriptError,

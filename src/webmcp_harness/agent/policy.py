@@ -73,7 +73,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from ..core.records import normalise_annotations
-from .sensitive import find_secrets, key_words
+from ..core.secrets import find_secrets, key_words
 
 __all__ = [
     "COULDNT_BE_REACHED",

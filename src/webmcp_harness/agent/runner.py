@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from ..core.results import RETRYABLE
+from ..core.secrets import REDACTED
 from ..session.browser import explain_load_error
 from .gateway import Gateway, GatewayCall
 from .kinds import failure, kind_for_http
@@ -66,7 +67,6 @@ from .script import (
     WaitForToolStep,
     match_expect,
 )
-from .sensitive import REDACTED
 from .transcript import Difference, Transcript, TranscriptWriter, diff_outcomes, step_entry
 
 if TYPE_CHECKING:

@@ -36,9 +36,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final
 
+from ..core.secrets import REDACTED, redact
 from ..core.text import TooBig, dumps, read_bounded
 from .outcome import Outcome
-from .sensitive import REDACTED, redact
 
 __all__ = [
     "REDACTED",

@@ -38,7 +38,6 @@ from .._cli import (
 )
 from ..agent.runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
 from ..agent.script import Script, ScriptError, load_script
-from ..agent.sensitive import redact
 from ..agent.transcript import (
     Transcript,
     TranscriptError,
@@ -46,6 +45,7 @@ from ..agent.transcript import (
     format_diff,
     read_transcript,
 )
+from ..core.secrets import redact
 from ..core.text import markup, safe_text
 
 __all__ = ["replay", "run_script"]

@@ -18,8 +18,12 @@ from pathlib import Path
 import pytest
 
 from grid_servers import free_port
-from webmcp_harness.session.browser import NO_WEBMCP_REMOTE, find_browser, launch_options
-from webmcp_harness.session.grid import explain_remote_error
+from webmcp_harness.session.browser import (
+    NO_WEBMCP_REMOTE,
+    explain_remote_error,
+    find_browser,
+    launch_options,
+)
 from webmcp_harness.testing.demo import DemoServer
 
 HARNESS = str(Path(sys.executable).with_name("webmcp-harness"))

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from .session.grid import (
     BrowserServer,
-    explain_remote_error,
     server_config,
 )
 
 __all__ = [
     "BrowserServer",
-    "explain_remote_error",
     "server_config",
 ]

@@ -25,6 +25,7 @@ __all__ = [
     "browser_has_webmcp",
     "connect",
     "explain_load_error",
+    "explain_remote_error",
     "find_browser",
     "launch",
     "launch_args",
@@ -202,8 +203,6 @@ async def connect(
         assert cdp_url is not None
         return await playwright.chromium.connect_over_cdp(cdp_url, timeout=30_000)
     except Exception as exc:
-        from .grid import explain_remote_error
-
         raise BrowserNotFoundError(
             explain_remote_error(str(ws_endpoint or cdp_url), str(exc))
         ) from exc
@@ -273,3 +272,42 @@ async def browser_has_webmcp(browser: Browser) -> bool:
         return bool(await page.evaluate("'modelContext' in document"))
     finally:
         await context.close()
+
+
+# What a remote browser's failure means, read once here from Playwright's message.
+_REMOTE_ADVICE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"Executable doesn't exist|browserType\.launch: .*not found", re.I),
+        "the server has no Chromium of its own to launch. On the server's machine run "
+        "`playwright install chromium`, or run `webmcp-harness browser-server` there, which "
+        "launches that machine's Chromium with WebMCP on.",
+    ),
+    (
+        re.compile(r"version mismatch|server version|client version", re.I),
+        "the server runs another Playwright version than this client ({client}). Run the same "
+        "Playwright version on both sides.",
+    ),
+    (
+        re.compile(r"ECONNREFUSED|connect ECONNREFUSED|WebSocket error|ENOTFOUND|ETIMEDOUT", re.I),
+        "nothing answers there. Check that the browser server is running and that the endpoint "
+        "(ws://host:port/path) is the one it printed.",
+    ),
+    (
+        re.compile(r"401|403|Unexpected server response", re.I),
+        "the server refused the connection. Check the endpoint's path and any access token.",
+    ),
+)
+
+
+def explain_remote_error(where: str, message: str) -> str:
+    """One clear sentence for a failure of a remote browser, without the other machine's paths."""
+    from importlib.metadata import version
+
+    first = message.strip().splitlines()[0] if message.strip() else message
+    for pattern, advice in _REMOTE_ADVICE:
+        if pattern.search(message):
+            return f"Could not use the browser at {where}: " + advice.format(
+                client=version("playwright")
+            )
+    first = re.sub(r"(/[\w.+-]+){2,}", "<path on the server>", first)
+    return f"Could not use the browser at {where}: {first[:300]}"

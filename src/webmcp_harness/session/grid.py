@@ -1,4 +1,4 @@
-"""A WebMCP-ready grid node on Playwright's own browser-server machinery, and remote errors."""
+"""A WebMCP-ready grid node on Playwright's own browser-server machinery."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from types import TracebackType
 from ..core.errors import BrowserNotFoundError, UsageError
 from .browser import find_browser, launch_args
 
-__all__ = ["BrowserServer", "explain_remote_error", "server_config"]
+__all__ = ["BrowserServer", "server_config"]
 
 _START_WAIT = 60.0  # seconds a node may take to launch its browser and listen
 _ENDPOINT = re.compile(r"^(wss?://\S+)\s*$")
@@ -134,42 +134,3 @@ class BrowserServer:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
-
-
-# What a remote browser's failure means, read once here from Playwright's message.
-_REMOTE_ADVICE: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"Executable doesn't exist|browserType\.launch: .*not found", re.I),
-        "the server has no Chromium of its own to launch. On the server's machine run "
-        "`playwright install chromium`, or run `webmcp-harness browser-server` there, which "
-        "launches that machine's Chromium with WebMCP on.",
-    ),
-    (
-        re.compile(r"version mismatch|server version|client version", re.I),
-        "the server runs another Playwright version than this client ({client}). Run the same "
-        "Playwright version on both sides.",
-    ),
-    (
-        re.compile(r"ECONNREFUSED|connect ECONNREFUSED|WebSocket error|ENOTFOUND|ETIMEDOUT", re.I),
-        "nothing answers there. Check that the browser server is running and that the endpoint "
-        "(ws://host:port/path) is the one it printed.",
-    ),
-    (
-        re.compile(r"401|403|Unexpected server response", re.I),
-        "the server refused the connection. Check the endpoint's path and any access token.",
-    ),
-)
-
-
-def explain_remote_error(where: str, message: str) -> str:
-    """One clear sentence for a failure of a remote browser, without the other machine's paths."""
-    from importlib.metadata import version
-
-    first = message.strip().splitlines()[0] if message.strip() else message
-    for pattern, advice in _REMOTE_ADVICE:
-        if pattern.search(message):
-            return f"Could not use the browser at {where}: " + advice.format(
-                client=version("playwright")
-            )
-    first = re.sub(r"(/[\w.+-]+){2,}", "<path on the server>", first)
-    return f"Could not use the browser at {where}: {first[:300]}"

@@ -32,7 +32,7 @@ from webmcp_harness.session.probe import probe
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 WAIT = 10.0  # upper bound of any wait on the browser; the waits end on events
 CDP_SPELLINGS = {"readOnly", "untrustedContent", "consequential"}
 

@@ -438,7 +438,7 @@ def test_arbitrary_yaml_never_raises_anything_but_a_script_error(value: Any) -> 
 
 
 def test_the_example_in_the_docs_parses() -> None:
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "scripts.md").read_text("utf-8")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "scripts.md").read_text("utf-8")
     example = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
     script = load_script(example, base_url="http://127.0.0.1:8000")  # no url: `run` serves the demo
     assert script.owner.first_name == "Sam"

@@ -43,7 +43,7 @@ from webmcp_harness.core.errors import (
 )
 from webmcp_harness.core.results import to_json
 
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors" / "coding-rules.json"
+VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors" / "coding-rules.json"
 CODES = [member.value for member in ToolErrorCode]
 
 

@@ -48,7 +48,7 @@ from webmcp_harness.testing.demo import DemoServer, load_expectations
 
 pytest_plugins = ["pytester"]
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 POLYFILLS = TESTS / "polyfills"
 DIFFERENTIAL = TESTS.parent / "docs" / "differential.md"
 PACKAGES = {"webmcp-polyfill": "@mcp-b/webmcp-polyfill", "global": "@mcp-b/global"}

@@ -31,7 +31,7 @@ from webmcp_harness.agent.transcript import (
 )
 from webmcp_harness.core.records import CallRecord
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 OK = {"content": [{"type": "text", "text": '{"order":"TW-10042"}'}]}
 NOT_FOUND = {"error": "not_found", "message": 'No tool "place_order" on this page right now.'}
 HELD = {

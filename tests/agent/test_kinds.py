@@ -188,7 +188,7 @@ def test_the_connect_card_says_how_to_connect() -> None:
 
 
 def test_every_row_is_in_the_agent_docs() -> None:
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "agent.md").read_text("utf-8")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "agent.md").read_text("utf-8")
     for row in ROWS:
         label = f"`{row.key}`" if row.key is not None else "(no code)"
         kind_of = "condition" if row.is_condition else "code"

@@ -20,7 +20,7 @@ import pytest
 
 from webmcp_harness._cli import EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HARNESS = str(Path(sys.executable).with_name("webmcp-harness"))
 EXAMPLE = ROOT / "examples" / "shop_purchase.yaml"
 

@@ -23,7 +23,7 @@ from webmcp_harness.core.records import BrowserReport, Tool
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-POLYFILLS = Path(__file__).parent / "polyfills"
+POLYFILLS = Path(__file__).parents[1] / "polyfills"
 PACKAGES = {"webmcp-polyfill": "@mcp-b/webmcp-polyfill", "global": "@mcp-b/global"}
 WAIT = 10.0  # upper bound for any wait on the browser; the waits end on events, not on time
 FAILED_PREFIX = (

@@ -37,7 +37,7 @@ from webmcp_harness.session.browser import launch
 from webmcp_harness.testing.demo import DemoServer
 
 T = TypeVar("T")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "shop_purchase.yaml"
 HARNESS = str(Path(sys.executable).with_name("webmcp-harness"))
 

@@ -33,7 +33,7 @@ from webmcp_harness.core.results import ToolErrorCode, ToolResult, is_error_text
 from webmcp_harness.session.browser import launch
 from webmcp_harness.testing.demo import DemoServer, load_expectations
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 POLYFILLS = TESTS / "polyfills"
 DOC = TESTS.parent / "docs" / "differential.md"
 WAIT = 10.0

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from test_plugin import run, suite
 from test_snapshots import SNAPSHOT_FILE
 

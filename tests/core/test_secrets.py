@@ -23,7 +23,7 @@ from webmcp_harness.core.secrets import (
     secret_spans,
 )
 
-DEMO_EXPECTATIONS = Path(__file__).resolve().parent.parent / "demo_site" / "expectations.json"
+DEMO_EXPECTATIONS = Path(__file__).resolve().parents[2] / "demo_site" / "expectations.json"
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),

@@ -22,8 +22,8 @@ from urllib.parse import urlparse
 import click
 from rich.console import Console
 
+from ._text import cell, markup, safe_text, write_json
 from .core.errors import Error, UsageError, WebMCPUnavailableError
-from .core.text import cell, markup, safe_text, write_json
 from .session import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT, WebMCPSession
 
 __all__ = [

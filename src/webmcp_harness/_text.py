@@ -1,17 +1,23 @@
-"""Moved to `webmcp_harness.core.text`; this path stays until the work in flight is on the new one."""
+"""Page strings on the terminal: rich `Text` that rich never reads as markup or emoji codes.
+
+``cell`` and ``text`` wrap `webmcp_harness.core.text.safe_text` in a rich ``Text``, so ``[link=…]``
+and ``[/]`` stay text; ``markup`` escapes it for a message that carries rich markup of our own.
+The rest of this old path re-exports `webmcp_harness.core.text` for the work in flight; these
+three move to `webmcp_harness.cli` once its shared module does.
+"""
 
 from __future__ import annotations
 
+from rich.markup import escape
+from rich.text import Text
+
 from .core.text import (
     TooBig,
-    cell,
     dumps,
     json_ready,
-    markup,
     no_surrogates,
     read_bounded,
     safe_text,
-    text,
     write_json,
 )
 
@@ -27,3 +33,18 @@ __all__ = [
     "text",
     "write_json",
 ]
+
+
+def text(value: object, style: str = "") -> Text:
+    """A rich Text of a page string: never read as markup or emoji, controls made visible."""
+    return Text(safe_text(value), style=style)
+
+
+def cell(value: object) -> Text:
+    """One table cell from a page string (any renderer calls this per cell)."""
+    return text("" if value is None else value)
+
+
+def markup(value: object) -> str:
+    """A page string to put inside a rich markup message of our own."""
+    return escape(safe_text(value))

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from webmcp_harness._text import cell, dumps, markup, safe_text
 from webmcp_harness.agent.transcript import TranscriptWriter, read_transcript
 from webmcp_harness.cli.main import print_result, tools_table
 from webmcp_harness.conformance.findings import Collector
@@ -35,7 +36,6 @@ from webmcp_harness.conformance.reports import (
 )
 from webmcp_harness.conformance.safety import check_safety
 from webmcp_harness.core.records import BrowserReport, CallRecord, Tool
-from webmcp_harness.core.text import cell, dumps, markup, safe_text
 
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 PAGE = "http://127.0.0.1:1/shop"

@@ -22,10 +22,10 @@ from .._cli import (
     run,
     settle_option,
 )
+from .._text import cell, dumps, markup, text
 from ..conformance.command import check
 from ..core.results import ToolErrorCode, tool_error, tool_error_code
 from ..core.schema import validate_args
-from ..core.text import cell, dumps, markup, text
 from ..mcp_server.command import serve
 from .run import replay, run_script
 

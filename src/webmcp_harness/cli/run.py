@@ -36,6 +36,7 @@ from .._cli import (
     print_json,
     run,
 )
+from .._text import markup, safe_text
 from ..agent.runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
 from ..agent.script import Script, ScriptError, load_script
 from ..agent.transcript import (
@@ -46,7 +47,6 @@ from ..agent.transcript import (
     read_transcript,
 )
 from ..core.secrets import redact
-from ..core.text import markup, safe_text
 
 __all__ = ["replay", "run_script"]
 

@@ -3,12 +3,11 @@
 A page's names, descriptions, schemas, results, titles and errors are hostile data. Before they
 reach a terminal they go through ``safe_text``: C0 and C1 control characters (escape sequences,
 carriage returns), bidi overrides and isolates, zero-width and line-separator characters become
-visible escapes (``\\x1b``, ``\\u202e``), and lone surrogates become U+FFFD. ``cell`` and
-``text`` wrap the result in a rich ``Text``, which rich never reads as markup or emoji codes, so
-``[link=…]`` and ``[/]`` stay text; ``markup`` escapes it for a message that carries rich
-markup of our own. ``dumps`` writes JSON that is always valid and never raises: NaN and
-infinities become ``null``, objects JSON can't carry become text, and lone surrogates, C1
-controls and bidi characters are written as ``\\uXXXX`` escapes (the same value, safe to print).
+visible escapes (``\\x1b``, ``\\u202e``), and lone surrogates become U+FFFD; the terminal's
+rich ``Text`` cells and markup are built on it by the command line. ``dumps`` writes JSON that
+is always valid and never raises: NaN and infinities become ``null``, objects JSON can't carry
+become text, and lone surrogates, C1 controls and bidi characters are written as ``\\uXXXX``
+escapes (the same value, safe to print).
 """
 
 from __future__ import annotations
@@ -20,19 +19,13 @@ import re
 from collections.abc import Mapping
 from typing import IO, Any, Final
 
-from rich.markup import escape
-from rich.text import Text
-
 __all__ = [
     "TooBig",
-    "cell",
     "dumps",
     "json_ready",
-    "markup",
     "no_surrogates",
     "read_bounded",
     "safe_text",
-    "text",
     "write_json",
 ]
 
@@ -70,21 +63,6 @@ def safe_text(value: object) -> str:
 def no_surrogates(value: str) -> str:
     """value with each lone surrogate replaced by U+FFFD (so it can be encoded as UTF-8)."""
     return _SURROGATE.sub("\ufffd", value)
-
-
-def text(value: object, style: str = "") -> Text:
-    """A rich Text of a page string: never read as markup or emoji, controls made visible."""
-    return Text(safe_text(value), style=style)
-
-
-def cell(value: object) -> Text:
-    """One table cell from a page string (any renderer calls this per cell)."""
-    return text("" if value is None else value)
-
-
-def markup(value: object) -> str:
-    """A page string to put inside a rich markup message of our own."""
-    return escape(safe_text(value))
 
 
 def json_ready(value: object, _depth: int = 0) -> Any:

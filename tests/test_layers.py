@@ -1,0 +1,173 @@
+"""The package's folders are its layers: every import points down, and the lower layers are plain.
+
+Layers, bottom to top: ``core/`` (the rules), ``session/`` (one page and its sources), the
+features (``agent/``, ``conformance/``, ``mcp_server/``, ``testing/``), and the faces (``cli/``,
+``plugin.py``, the public ``__init__`` and ``sync_api``). Read from the files (every import, also
+the ones inside functions) and checked again by importing the lower layers in a fresh Python
+(importing any of them runs the package's ``__init__``, so that is checked with them).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "webmcp_harness"
+
+CORE = 0
+SESSION = 1
+FEATURE = 2
+FACE = 3
+LAYER_OF_FOLDER = {
+    "core": CORE,
+    "session": SESSION,
+    "_backends": SESSION,  # the sources of a page's tools, under the session
+    "agent": FEATURE,
+    "conformance": FEATURE,
+    "mcp_server": FEATURE,
+    "testing": FEATURE,
+    "cli": FACE,
+}
+LAYER_OF_MODULE = {
+    "_pw": SESSION,  # Playwright's async and sync pages, for the session and its sources
+    "plugin": FACE,
+    "sync_api": FACE,
+    "__init__": FACE,
+    "__main__": FACE,
+}
+# Old top-level paths that re-export a module's new home while other branches still import them;
+# the layer of what they re-export.
+IN_FLIGHT_SHIMS = {
+    "errors": CORE,
+    "results": CORE,
+    "records": CORE,
+    "schema": CORE,
+    "probe": SESSION,
+    "browser": SESSION,
+    "grid": SESSION,
+    "demo": FEATURE,
+    "_text": FACE,  # with the rich helpers of the command line
+    "_cli": FACE,
+}
+# Arrows that still point up, each with the move that ends it.
+IN_FLIGHT_ARROWS = {
+    ("conformance.command", "_cli"): "the check command moves to cli/",
+    ("mcp_server.command", "_cli"): "the serve command moves to cli/",
+    ("mcp_server.bridge", "_cli"): "goto moves to the session layer",
+    ("conformance.reports", "_text"): "it reads core.text directly",
+}
+PLAIN_LAYERS = (CORE, SESSION)
+NOT_BELOW_THE_FACES = ("click", "rich", "pytest", "_pytest", "pluggy", "yaml")
+NOT_IN_CORE = ("playwright",)
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def layer_of(module: str) -> int:
+    top = module.split(".")[0]
+    if top in LAYER_OF_FOLDER:
+        return LAYER_OF_FOLDER[top]
+    if module in IN_FLIGHT_SHIMS:
+        return IN_FLIGHT_SHIMS[module]
+    return LAYER_OF_MODULE[module]
+
+
+def imports_of(module: str) -> tuple[set[str], set[str]]:
+    """(modules of this package, top-level names of other packages) that module imports."""
+    path = MODULES[module]
+    is_package = path.name == "__init__.py"
+    here = module.split(".") if is_package else module.split(".")[:-1]
+    if module == "__init__":
+        here = []
+    ours: set[str] = set()
+    theirs: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "webmcp_harness":
+                    ours.add(alias.name.removeprefix("webmcp_harness").lstrip("."))
+                else:
+                    theirs.add(alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here[: len(here) - (node.level - 1)]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            elif (node.module or "").split(".")[0] == "webmcp_harness":
+                target = (node.module or "").removeprefix("webmcp_harness").lstrip(".")
+            else:
+                theirs.add((node.module or "").split(".")[0])
+                continue
+            for alias in node.names:
+                full = f"{target}.{alias.name}" if target else alias.name
+                ours.add(full if full in MODULES else target)
+    ours.discard("")
+    ours.discard(module)
+    return ours, theirs
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in MODULES:
+        layer_of(module)  # a KeyError names a module outside every layer
+
+
+def test_every_import_points_down() -> None:
+    up = sorted(
+        f"{module} (layer {layer_of(module)}) imports {target} (layer {layer_of(target)})"
+        for module in MODULES
+        for target in imports_of(module)[0]
+        if layer_of(target) > layer_of(module) and (module, target) not in IN_FLIGHT_ARROWS
+    )
+    assert not up, "\n".join(up)
+
+
+def test_core_and_session_import_no_click_rich_pytest_or_yaml() -> None:
+    found = []
+    for module in MODULES:
+        if layer_of(module) not in PLAIN_LAYERS or module in IN_FLIGHT_SHIMS:
+            continue
+        banned = {*NOT_BELOW_THE_FACES, *(NOT_IN_CORE if layer_of(module) == CORE else ())}
+        found += [f"{module} imports {name}" for name in sorted(imports_of(module)[1] & banned)]
+    assert not found, "\n".join(found)
+
+
+def test_importing_core_and_session_loads_no_click_rich_pytest_or_yaml() -> None:
+    lower = sorted(
+        f"webmcp_harness.{m}"
+        for m in MODULES
+        if layer_of(m) in PLAIN_LAYERS and m not in IN_FLIGHT_SHIMS and m != "__init__"
+    )
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {lower!r}:\n"
+        "    importlib.import_module(name)\n"
+        "core = [n for n in sys.modules if n.startswith('webmcp_harness.core')]\n"
+        f"print(json.dumps([sorted({{n.split('.')[0] for n in sys.modules}}), core]))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(SRC), "PATH": ""},
+        timeout=120,
+    )
+    loaded, core = json.loads(run.stdout)
+    assert not set(loaded) & set(NOT_BELOW_THE_FACES), sorted(
+        set(loaded) & set(NOT_BELOW_THE_FACES)
+    )
+    assert core  # the core was imported, so the check above saw it

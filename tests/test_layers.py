@@ -171,3 +171,19 @@ def test_importing_core_and_session_loads_no_click_rich_pytest_or_yaml() -> None
         set(loaded) & set(NOT_BELOW_THE_FACES)
     )
     assert core  # the core was imported, so the check above saw it
+
+
+def test_the_readme_picture_shows_every_folder_in_its_layer() -> None:
+    readme = (SRC.parent / "README.md").read_text("utf-8")
+    picture = readme.split("## How it works", 1)[1].split("```", 2)[1]
+    row_of: dict[str, int] = {}  # a folder or face -> its row in the picture, top first
+    for row, line in enumerate(picture.splitlines()):
+        for word in line.split("│")[0].split():
+            row_of.setdefault(word.rstrip("/").removeprefix("session/"), row)
+    layers = {**LAYER_OF_FOLDER, "plugin.py": FACE, "sync_api.py": FACE}
+    missing = sorted(set(layers) - set(row_of))
+    assert not missing, f"the README's picture does not show {missing}"
+    for upper, upper_layer in layers.items():
+        for lower, lower_layer in layers.items():
+            if upper_layer > lower_layer:
+                assert row_of[upper] < row_of[lower], f"{upper} is drawn below {lower}"

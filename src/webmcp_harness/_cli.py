@@ -333,26 +333,17 @@ async def open_page(url: str, options: BrowserOptions) -> AsyncIterator[WebMCPSe
 
 
 async def goto(page: Any, url: str, timeout: float) -> Any:
-    """Open url, bounded; a page that never finishes loading is used as far as it got.
+    """Open url, bounded (`session.browser.goto`), warning when it only partly loaded."""
+    from .session.browser import goto as open_url
 
-    Returns Playwright's response for the main document (None when there was none)."""
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
+    def partly() -> None:
+        err.print(
+            f"[yellow]warning:[/] {markup(url)} did not finish loading in {timeout:g} s; "
+            "using it as far as it got",
+            soft_wrap=True,
+        )
 
-    from .session.browser import explain_load_error
-
-    try:
-        return await page.goto(url, timeout=timeout * 1000, wait_until="load")
-    except Exception as exc:
-        if isinstance(exc, PlaywrightTimeout) and page.url != "about:blank":
-            err.print(
-                f"[yellow]warning:[/] {markup(url)} did not finish loading in {timeout:g} s; "
-                "using it as far as it got",
-                soft_wrap=True,
-            )
-            return None
-        raise Error(
-            f"Could not open {safe_text(url)}: {safe_text(explain_load_error(url, str(exc)))}"
-        ) from exc
+    return await open_url(page, url, timeout, partly=partly)
 
 
 @contextlib.contextmanager

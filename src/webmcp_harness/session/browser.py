@@ -7,11 +7,13 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..core.errors import BrowserNotFoundError, UsageError
+from ..core.errors import BrowserNotFoundError, Error, UsageError
+from ..core.text import safe_text
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright
@@ -27,6 +29,7 @@ __all__ = [
     "explain_load_error",
     "explain_remote_error",
     "find_browser",
+    "goto",
     "launch",
     "launch_args",
     "launch_options",
@@ -260,6 +263,27 @@ def explain_load_error(url: str, message: str) -> str:
     if advice is None:
         advice = "Chromium could not load it."
     return f"{advice} (Chromium: net::{code})"
+
+
+async def goto(
+    page: Any, url: str, timeout: float, *, partly: Callable[[], None] | None = None
+) -> Any:
+    """Open url, bounded; a page that never finishes loading is used as far as it got.
+
+    Returns Playwright's response for the main document (None when there was none, or when the
+    page only partly loaded: then partly() is called). Raises Error, saying why, otherwise."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        return await page.goto(url, timeout=timeout * 1000, wait_until="load")
+    except Exception as exc:
+        if isinstance(exc, PlaywrightTimeout) and page.url != "about:blank":
+            if partly is not None:
+                partly()
+            return None
+        raise Error(
+            f"Could not open {safe_text(url)}: {safe_text(explain_load_error(url, str(exc)))}"
+        ) from exc
 
 
 async def browser_has_webmcp(browser: Browser) -> bool:

@@ -47,13 +47,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import pytest
 
 from . import session as _core
-from ._pw import is_sync
 from .core.contracts import plain
 from .core.errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
 from .core.records import CallRecord, Tool
 from .core.results import ToolResult
 from .core.timeouts import SETTING_MOST, seconds_problem
 from .session import DEFAULT_TIMEOUT, BackendChoice
+from .session._pw import is_sync
 from .session.browser import (
     BROWSER_ENV,
     NO_WEBMCP_REMOTE,

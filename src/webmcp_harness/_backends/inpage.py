@@ -23,8 +23,8 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
-from .._pw import as_async
 from ..core.records import BackendName, BrowserReport, Source, Tool, normalise_annotations
+from ..session._pw import as_async
 from .base import (
     BackendError,
     CallRefusedError,

@@ -18,13 +18,13 @@ from .._backends.base import (
     ToolNotFoundError,
 )
 from .._backends.sources import SourceFilter, Sources
-from .._pw import as_async
 from ..core.coding import code_refusal, code_report
 from ..core.errors import AttachError, SessionClosedError, UsageError
 from ..core.records import CallRecord, Tool
 from ..core.results import ToolErrorCode, ToolResult, code_of, tool_error
 from ..core.schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
 from . import outcomes
+from ._pw import as_async
 from .watch import INTERRUPTIONS, CallWatch, bounded, first, left
 
 if TYPE_CHECKING:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._pw import is_sync
 from ..core.errors import UsageError
 from ..core.records import CallRecord, Tool
 from ..core.results import ToolResult
 from . import session as _core
+from ._pw import is_sync
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

@@ -341,7 +341,7 @@ async def run(rounds: int, trials: int, batches: int) -> dict[str, Any]:
 async def inpage_row(p: Any, native: Any, base: str, rounds: int) -> dict[str, Any]:
     """Per-call latency through a polyfilled page against the native CDP path, or why not."""
     try:
-        from webmcp_harness._backends import inpage  # noqa: F401
+        from webmcp_harness.session._backends import inpage  # noqa: F401
     except ImportError as exc:
         return {"skipped": f"no in-page backend ({exc})"}
     if not POLYFILL.is_file():

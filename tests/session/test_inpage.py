@@ -17,9 +17,13 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 
-from webmcp_harness._backends.base import BackendError
-from webmcp_harness._backends.inpage import InPageBackend, InPageInvocation, detect_implementation
 from webmcp_harness.core.records import BrowserReport, Tool
+from webmcp_harness.session._backends.base import BackendError
+from webmcp_harness.session._backends.inpage import (
+    InPageBackend,
+    InPageInvocation,
+    detect_implementation,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

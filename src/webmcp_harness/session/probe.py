@@ -126,7 +126,7 @@ async def probe(page: Any, *, timeout: float = PROBE_TIMEOUT, frames: bool = Tru
 
 
 async def _frame(frame: Frame, timeout: float) -> FrameProbe | None:
-    from .._backends.inpage import DESCRIBE_JS
+    from ._backends.inpage import DESCRIBE_JS
 
     try:
         raw = await asyncio.wait_for(frame.evaluate(DESCRIBE_JS), timeout)

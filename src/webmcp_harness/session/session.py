@@ -10,20 +10,20 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from .._backends.base import (
-    BackendError,
-    CallRefusedError,
-    Invocation,
-    TargetGoneError,
-    ToolNotFoundError,
-)
-from .._backends.sources import SourceFilter, Sources
 from ..core.coding import code_refusal, code_report
 from ..core.errors import AttachError, SessionClosedError, UsageError
 from ..core.records import CallRecord, Tool
 from ..core.results import ToolErrorCode, ToolResult, code_of, tool_error
 from ..core.schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
 from . import outcomes
+from ._backends.base import (
+    BackendError,
+    CallRefusedError,
+    Invocation,
+    TargetGoneError,
+    ToolNotFoundError,
+)
+from ._backends.sources import SourceFilter, Sources
 from ._pw import as_async
 from .watch import INTERRUPTIONS, CallWatch, bounded, first, left
 

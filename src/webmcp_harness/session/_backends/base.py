@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from ..core.records import BackendName, BrowserReport, Tool
+from ...core.records import BackendName, BrowserReport, Tool
 
 ToolsChanged = Callable[[list[Tool], list[Tool]], None]
 """Called with (added, removed) whenever the backend sees the page's tools change."""

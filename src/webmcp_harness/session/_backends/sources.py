@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..core.errors import WebMCPUnavailableError
-from ..core.records import Tool
+from ...core.errors import WebMCPUnavailableError
+from ...core.records import Tool
 from .base import Backend, BackendError, CallRefusedError, Interrupted, Invocation, ToolsChanged
 from .cdp import CdpBackend
 

@@ -23,8 +23,8 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
-from ..core.records import BackendName, BrowserReport, Source, Tool, normalise_annotations
-from ..session._pw import as_async
+from ...core.records import BackendName, BrowserReport, Source, Tool, normalise_annotations
+from .._pw import as_async
 from .base import (
     BackendError,
     CallRefusedError,
@@ -48,7 +48,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 AGENT_SOURCE = (
-    resources.files("webmcp_harness._backends")
+    resources.files("webmcp_harness.session._backends")
     .joinpath("inpage.js")
     .read_text("utf-8")
     .strip()

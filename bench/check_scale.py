@@ -47,8 +47,8 @@ from typing import Any
 
 from playwright.async_api import Browser, async_playwright
 
-from webmcp_harness.browser import launch
 from webmcp_harness.conformance.runner import CheckOptions, check_urls
+from webmcp_harness.session.browser import launch
 
 MANY = 200
 PAGES = 20
@@ -210,8 +210,8 @@ def measure_bare_check(repeat: int) -> list[dict[str, Any]]:
     """Bare `check` of the demo shop against the floor, each a new process, alternating."""
     from urllib.parse import urlsplit
 
-    from webmcp_harness import demo
-    from webmcp_harness.browser import find_browser, launch_args
+    from webmcp_harness.session.browser import find_browser, launch_args
+    from webmcp_harness.testing import demo
 
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "report.json"
@@ -294,7 +294,7 @@ async def _grid_rate(
 ) -> dict[str, float]:
     """Pages per second of a check of url spread over the browsers of endpoints, and the CPU
     seconds per page of each process (groups: node name -> its process group)."""
-    from webmcp_harness.browser import connect
+    from webmcp_harness.session.browser import connect
 
     roots = {**groups, "ours": os.getpid()}
     before, own, machine = _cpu_by_tree(roots), _own_cpu(), _machine_busy()
@@ -326,7 +326,7 @@ def measure_grid(
 ) -> tuple[dict[str, float], list[dict[str, Any]]]:
     """Pages per second over one and two grid nodes (workers per browser), alternating runs,
     for the pages as served from disk and with latency seconds before each response."""
-    from webmcp_harness.grid import BrowserServer
+    from webmcp_harness.session.grid import BrowserServer
 
     options = CheckOptions(crawl=1, workers=workers, timeout=20)
     ratios: dict[str, float] = {}

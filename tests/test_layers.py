@@ -56,7 +56,6 @@ IN_FLIGHT_ARROWS = {
     ("conformance.command", "_cli"): "the check command moves to cli/",
     ("mcp_server.command", "_cli"): "the serve command moves to cli/",
     ("mcp_server.bridge", "_cli"): "goto moves to the session layer",
-    ("conformance.reports", "_text"): "it reads core.text directly",
 }
 PLAIN_LAYERS = (CORE, SESSION)
 NOT_BELOW_THE_FACES = ("click", "rich", "pytest", "_pytest", "pluggy", "yaml")

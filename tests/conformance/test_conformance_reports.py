@@ -31,7 +31,7 @@ from webmcp_harness.conformance.reports import (
 )
 from webmcp_harness.conformance.safety import check_safety
 from webmcp_harness.conformance.spool import PageSpool
-from webmcp_harness.records import BrowserReport, CallRecord, Tool
+from webmcp_harness.core.records import BrowserReport, CallRecord, Tool
 
 PAGE = "http://127.0.0.1:1/shop"
 SCRIPT = "<script>window.__pwned = 1; alert('script')</script>"

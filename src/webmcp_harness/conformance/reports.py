@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
-from .._text import dumps, no_surrogates, safe_text
-from ..agent.sensitive import redact
-from ..records import CallRecord, Tool
+from ..core.records import CallRecord, Tool
+from ..core.secrets import redact
+from ..core.text import dumps, no_surrogates, safe_text
 from .findings import CHECKS, Collector, Finding, Severity, Target
 from .spool import PageBundle, PageSpool
 

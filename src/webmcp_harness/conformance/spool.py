@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..records import CallRecord
+    from ..core.records import CallRecord
     from .findings import Finding, Target
     from .reports import PageResult
 

@@ -17,9 +17,9 @@ import pytest
 
 from grid_servers import RunServer
 from webmcp_harness import serve_folder
-from webmcp_harness.browser import connect, launch
 from webmcp_harness.conformance.reports import CheckReport, render_summary
 from webmcp_harness.conformance.runner import CheckOptions, Progress, check_urls
+from webmcp_harness.session.browser import connect, launch
 
 PAGES = 40  # the site: every page once over both servers, findings as in a local run
 KILLED_PAGES = 16  # pages of the run with a server killed mid-run (the first ones the crawl finds)

@@ -35,8 +35,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from playwright.async_api import async_playwright
 
 from webmcp_harness import WebMCPSession
-from webmcp_harness.browser import launch
 from webmcp_harness.mcp_server import Bridge
+from webmcp_harness.session.browser import launch
 
 from .call_overhead import median_ms, pct_ms, serve
 

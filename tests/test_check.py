@@ -24,13 +24,13 @@ import pytest
 import xmlschema
 from click.testing import CliRunner, Result
 
-from webmcp_harness.browser import find_browser, launch
 from webmcp_harness.cli import main
 from webmcp_harness.conformance.behaviour import result_problem
 from webmcp_harness.conformance.findings import CHECKS, Finding, Severity
 from webmcp_harness.conformance.reports import CheckReport, to_json, write_html, write_junit
 from webmcp_harness.conformance.runner import CheckOptions, check_urls, normalise_url
-from webmcp_harness.errors import BrowserNotFoundError
+from webmcp_harness.core.errors import BrowserNotFoundError
+from webmcp_harness.session.browser import find_browser, launch
 
 T = TypeVar("T")
 PAGES = Path(__file__).parent / "pages"

@@ -29,8 +29,8 @@ from mcp.client.context import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from webmcp_harness.agent.check import SENDS_SECRETS, TO_SOMEONE_UNNAMED
-from webmcp_harness.demo import serve_demo
+from webmcp_harness.agent.policy import SENDS_SECRETS, TO_SOMEONE_UNNAMED
+from webmcp_harness.testing.demo import serve_demo
 
 T = TypeVar("T")
 SRC = Path(__file__).resolve().parent.parent / "src"

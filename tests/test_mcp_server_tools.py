@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from webmcp_harness.core.records import Tool
 from webmcp_harness.mcp_server import expose, mcp_annotations
 from webmcp_harness.mcp_server.tools import clean, tool_spec
-from webmcp_harness.records import Tool
 
 
 def tool(

@@ -17,9 +17,12 @@ from .core.results import (
     tool_error,
     tool_error_code,
 )
-from .probe import PageProbe, probe  # the shim first, so `webmcp_harness.probe` stays the function
 from .session import WebMCPSession
 from .session.browser import find_browser, launch, launch_args
+from .session.probe import (  # the shim first, so `webmcp_harness.probe` stays the function
+    PageProbe,
+    probe,
+)
 from .testing.assertions import expect
 from .testing.demo import DemoServer, serve_demo, serve_folder
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import UsageError
+from ..core.errors import UsageError
 from .findings import CHECKS, Collector, Finding
 
 __all__ = ["ConfigError", "PageConfig", "PageRule", "load_config"]

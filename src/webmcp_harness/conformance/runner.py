@@ -22,11 +22,11 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urldefrag, urlsplit
 
-from ..errors import ToolErrorCode
-from ..probe import probe as probe_webmcp
-from ..records import CallRecord, Tool
-from ..schema import validate_args
+from ..core.errors import ToolErrorCode
+from ..core.records import CallRecord, Tool
+from ..core.schema import validate_args
 from ..session import BackendChoice, WebMCPSession
+from ..session.probe import probe as probe_webmcp
 from .behaviour import (
     BEHAVIOUR_CHECKS,
     GONE_EVENTS,

@@ -28,14 +28,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urljoin, urlsplit
 
-from ..agent.check import Check, Decision
 from ..agent.gateway import Gateway, GatewayCall, _code_of
 from ..agent.kinds import kind_for, kind_for_http
 from ..agent.outcome import Outcome
+from ..agent.policy import Check, Decision
 from ..agent.transcript import TranscriptWriter, step_entry
-from ..errors import Error
-from ..records import CallRecord, Tool
-from ..results import ToolErrorCode, tool_error
+from ..core.errors import Error
+from ..core.records import CallRecord, Tool
+from ..core.results import ToolErrorCode, tool_error
 from .tools import BROWSER_TOOLS, clean, expose, tool_spec
 
 if TYPE_CHECKING:

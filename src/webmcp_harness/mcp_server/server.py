@@ -26,7 +26,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from pydantic import ValidationError
 
-from ..results import ToolErrorCode, tool_error
+from ..core.results import ToolErrorCode, tool_error
 from .bridge import Bridge
 
 __all__ = ["PROGRESS_EVERY", "build_server", "serve_http", "serve_stdio"]

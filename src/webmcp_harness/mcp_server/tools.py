@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from ..records import Tool
+from ..core.records import Tool
 
 __all__ = [
     "BROWSER_TOOLS",

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import Error as PlaywrightError
 
-from ...errors import WebMCPUnavailableError
-from ...records import BackendName, BrowserReport, Tool, normalise_annotations
+from ...core.errors import WebMCPUnavailableError
+from ...core.records import BackendName, BrowserReport, Tool, normalise_annotations
 from .._pw import as_async
 from .base import (
     CallRefusedError,

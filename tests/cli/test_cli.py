@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from webmcp_harness._cli import EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
+from webmcp_harness.cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = str(Path(sys.executable).with_name("webmcp-harness"))

@@ -15,13 +15,13 @@ import pytest
 import xmlschema
 from playwright.sync_api import Page
 
+from webmcp_harness.cli.summary import render_summary
 from webmcp_harness.conformance.findings import Collector, Finding, Severity
 from webmcp_harness.conformance.metadata import check_metadata
 from webmcp_harness.conformance.reports import (
     CSP,
     CheckReport,
     PageResult,
-    render_summary,
     to_html,
     to_json,
     to_junit,

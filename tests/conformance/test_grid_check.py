@@ -17,7 +17,8 @@ import pytest
 
 from grid_servers import RunServer
 from webmcp_harness import serve_folder
-from webmcp_harness.conformance.reports import CheckReport, render_summary
+from webmcp_harness.cli.summary import render_summary
+from webmcp_harness.conformance.reports import CheckReport
 from webmcp_harness.conformance.runner import CheckOptions, Progress, check_urls
 from webmcp_harness.session.browser import connect, launch
 

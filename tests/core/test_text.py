@@ -20,15 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from webmcp_harness._text import cell, dumps, markup, safe_text
 from webmcp_harness.agent.transcript import TranscriptWriter, read_transcript
 from webmcp_harness.cli.main import print_result, tools_table
+from webmcp_harness.cli.summary import render_summary
+from webmcp_harness.cli.text import cell, markup
 from webmcp_harness.conformance.findings import Collector
 from webmcp_harness.conformance.metadata import check_metadata
 from webmcp_harness.conformance.reports import (
     CheckReport,
     PageResult,
-    render_summary,
     to_junit,
     write_html,
     write_json,
@@ -36,6 +36,7 @@ from webmcp_harness.conformance.reports import (
 )
 from webmcp_harness.conformance.safety import check_safety
 from webmcp_harness.core.records import BrowserReport, CallRecord, Tool
+from webmcp_harness.core.text import dumps, safe_text
 
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 PAGE = "http://127.0.0.1:1/shop"
@@ -134,7 +135,7 @@ def test_call_output_shows_any_result_as_text(
 def test_json_output_is_always_valid_and_terminal_safe(
     value: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from webmcp_harness._cli import print_json
+    from webmcp_harness.cli.common import print_json
 
     print_json(value)
     out = capsys.readouterr().out

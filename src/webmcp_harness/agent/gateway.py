@@ -133,9 +133,6 @@ class GatewayCall:
         }
 
 
-_code_of = code_of  # the name mcp_server.bridge imports (it moves to core.results next)
-
-
 class Gateway:
     """``use_tool`` over a ``WebMCPSession``, with the check in front.
 

@@ -10,7 +10,11 @@ import click
 from rich.console import Group
 from rich.text import Text
 
-from .._cli import (
+from ..core.results import ToolErrorCode, tool_error, tool_error_code
+from ..core.schema import validate_args
+from ..core.text import dumps
+from .check import check
+from .common import (
     browser_options,
     check_url,
     err,
@@ -22,12 +26,9 @@ from .._cli import (
     run,
     settle_option,
 )
-from .._text import cell, dumps, markup, text
-from ..conformance.command import check
-from ..core.results import ToolErrorCode, tool_error, tool_error_code
-from ..core.schema import validate_args
-from ..mcp_server.command import serve
 from .run import replay, run_script
+from .serve import serve
+from .text import cell, markup, text
 
 __all__ = ["main"]
 

@@ -26,17 +26,6 @@ from typing import Any
 
 import click
 
-from .._cli import (
-    BrowserOptions,
-    browser_options,
-    check_url,
-    err,
-    open_browser,
-    options_from,
-    print_json,
-    run,
-)
-from .._text import markup, safe_text
 from ..agent.runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
 from ..agent.script import Script, ScriptError, load_script
 from ..agent.transcript import (
@@ -47,6 +36,18 @@ from ..agent.transcript import (
     read_transcript,
 )
 from ..core.secrets import redact
+from ..core.text import safe_text
+from .common import (
+    BrowserOptions,
+    browser_options,
+    check_url,
+    err,
+    open_browser,
+    options_from,
+    print_json,
+    run,
+)
+from .text import markup
 
 __all__ = ["replay", "run_script"]
 

@@ -17,8 +17,6 @@ from .metadata import DISCOVERY_CHECKS, METADATA_CHECKS, check_discovery, check_
 from .reports import (
     CheckReport,
     PageResult,
-    print_summary,
-    render_summary,
     to_html,
     to_json,
     to_junit,
@@ -60,8 +58,6 @@ __all__ = [
     "invalid_input",
     "invalid_inputs",
     "load_config",
-    "print_summary",
-    "render_summary",
     "to_html",
     "to_json",
     "to_junit",

@@ -23,19 +23,22 @@ import asyncio
 import base64
 import contextlib
 import json
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urljoin, urlsplit
 
-from ..agent.gateway import Gateway, GatewayCall, _code_of
+from ..agent.gateway import Gateway, GatewayCall
 from ..agent.kinds import kind_for, kind_for_http
 from ..agent.outcome import Outcome
 from ..agent.policy import Check, Decision
 from ..agent.transcript import TranscriptWriter, step_entry
 from ..core.errors import Error
 from ..core.records import CallRecord, Tool
-from ..core.results import ToolErrorCode, tool_error
+from ..core.results import ToolErrorCode, code_of, tool_error
+from ..core.text import safe_text
+from ..session.browser import goto
 from .tools import BROWSER_TOOLS, clean, expose, tool_spec
 
 if TYPE_CHECKING:
@@ -168,7 +171,7 @@ class Bridge:
         records = self.session.records
         call.record = records[-1] if len(records) > before else None
         call.ms = (time.perf_counter() - started) * 1000
-        call.code = _code_of(result)
+        call.code = code_of(result)
         call.kind = kind_for(call.code) if call.code is not None else None
         call.answer = result
         decision = call.decision
@@ -200,8 +203,6 @@ class Bridge:
 
     async def open(self, url: object) -> dict[str, Any]:
         """Navigate the page to url; the answer lists the new page's tools."""
-        from .._cli import goto
-
         page = self.session.page
         if not isinstance(url, str) or not url.strip():
             return dict(tool_error(ToolErrorCode.INVALID_INPUT, "url must be non-empty text."))
@@ -217,7 +218,9 @@ class Bridge:
                 )
             )
         try:
-            response = await goto(page, absolute, self.session.timeout)
+            response = await goto(
+                page, absolute, self.session.timeout, partly=_partly(absolute, self.session.timeout)
+            )
         except Error as err:
             result = dict(tool_error(ToolErrorCode.UNAVAILABLE, err.message))
             failed = {"error": "unavailable", "message": err.message}
@@ -283,7 +286,7 @@ class Bridge:
                        outcome=Outcome(False, kind="not_found"))  # fmt: skip
             return dict(tool_error(ToolErrorCode.UNAVAILABLE, message))
         result: dict[str, Any] = dict(await self.session.confirm_pending(waiting))
-        code = _code_of(result)
+        code = code_of(result)
         call = GatewayCall(len(self.gateway.calls) + 1, page_name, waiting.input, "owner")
         call.decision = Decision.allow(rule="confirm")
         call.record, call.code, call.answer = waiting, code, result
@@ -402,3 +405,16 @@ def _status(response: Any) -> int | None:
         return int(response.status) if response is not None else None
     except Exception:
         return None
+
+
+def _partly(url: str, timeout: float) -> Callable[[], None]:
+    """The warning on stderr for a page that only partly loaded (as the command line words it)."""
+
+    def warn() -> None:
+        print(
+            f"warning: {safe_text(url)} did not finish loading in {timeout:g} s; "
+            "using it as far as it got",
+            file=sys.stderr,
+        )
+
+    return warn

@@ -15,8 +15,8 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from .._cli import BrowserOptions, browser_options, demo_or, err, open_browser, options_from, run
 from ..agent.transcript import TranscriptWriter
+from .common import BrowserOptions, browser_options, demo_or, err, open_browser, options_from, run
 
 __all__ = ["serve"]
 
@@ -74,9 +74,9 @@ async def _serve(
     confirm: bool,
     writer: TranscriptWriter | None,
 ) -> None:
+    from ..mcp_server.bridge import Bridge
+    from ..mcp_server.server import serve_http, serve_stdio
     from ..session import WebMCPSession
-    from .bridge import Bridge
-    from .server import serve_http, serve_stdio
 
     if writer is not None:
         writer.run(

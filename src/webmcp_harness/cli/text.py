@@ -2,8 +2,6 @@
 
 ``cell`` and ``text`` wrap `webmcp_harness.core.text.safe_text` in a rich ``Text``, so ``[link=…]``
 and ``[/]`` stay text; ``markup`` escapes it for a message that carries rich markup of our own.
-The rest of this old path re-exports `webmcp_harness.core.text` for the work in flight; these
-three move to `webmcp_harness.cli` once its shared module does.
 """
 
 from __future__ import annotations
@@ -11,28 +9,9 @@ from __future__ import annotations
 from rich.markup import escape
 from rich.text import Text
 
-from .core.text import (
-    TooBig,
-    dumps,
-    json_ready,
-    no_surrogates,
-    read_bounded,
-    safe_text,
-    write_json,
-)
+from ..core.text import safe_text
 
-__all__ = [
-    "TooBig",
-    "cell",
-    "dumps",
-    "json_ready",
-    "markup",
-    "no_surrogates",
-    "read_bounded",
-    "safe_text",
-    "text",
-    "write_json",
-]
+__all__ = ["cell", "markup", "text"]
 
 
 def text(value: object, style: str = "") -> Text:

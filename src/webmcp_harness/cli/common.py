@@ -22,9 +22,10 @@ from urllib.parse import urlparse
 import click
 from rich.console import Console
 
-from ._text import cell, markup, safe_text, write_json
-from .core.errors import Error, UsageError, WebMCPUnavailableError
-from .session import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT, WebMCPSession
+from ..core.errors import Error, UsageError, WebMCPUnavailableError
+from ..core.text import safe_text, write_json
+from ..session import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT, WebMCPSession
+from .text import cell, markup
 
 __all__ = [
     "EXIT_FAILED",
@@ -249,7 +250,7 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
     """A browser from the options: launched, or connected to."""
     from playwright.async_api import async_playwright
 
-    from .session.browser import launch
+    from ..session.browser import launch
 
     async with async_playwright() as p:
         if options.connect or options.cdp:
@@ -271,7 +272,7 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
 
 async def _connected(p: Any, options: BrowserOptions, ws_endpoint: str | None) -> Any:
     """The remote browser at ws_endpoint (else options.cdp), checked to have WebMCP."""
-    from .session.browser import NO_WEBMCP_CDP, NO_WEBMCP_REMOTE, browser_has_webmcp, connect
+    from ..session.browser import NO_WEBMCP_CDP, NO_WEBMCP_REMOTE, browser_has_webmcp, connect
 
     browser = await connect(
         p, ws_endpoint=ws_endpoint, cdp_url=options.cdp, headless=not options.headed
@@ -334,7 +335,7 @@ async def open_page(url: str, options: BrowserOptions) -> AsyncIterator[WebMCPSe
 
 async def goto(page: Any, url: str, timeout: float) -> Any:
     """Open url, bounded (`session.browser.goto`), warning when it only partly loaded."""
-    from .session.browser import goto as open_url
+    from ..session.browser import goto as open_url
 
     def partly() -> None:
         err.print(
@@ -352,7 +353,7 @@ def demo_or(url: str | None) -> Any:
     if url:
         yield check_url(url)
         return
-    from .testing.demo import serve_demo
+    from ..testing.demo import serve_demo
 
     server = serve_demo()
     try:
@@ -394,7 +395,7 @@ def parse_json_args(text: str, param_hint: str = "JSON_ARGS") -> Any:
 
     A value that is not an object is left to the call, which codes it invalid_input.
     """
-    from .core.schema import args_problem
+    from ..core.schema import args_problem
 
     if len(text) > MAX_ARGS_BYTES:
         raise click.BadParameter(

@@ -12,10 +12,11 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
 
-from .. import _cli as cli
-from .config import ConfigError, PageConfig, load_config
-from .reports import CheckReport, print_summary, write_html, write_json, write_junit
-from .runner import CallMode, CheckOptions, Progress, check_urls
+from ..conformance.config import ConfigError, PageConfig, load_config
+from ..conformance.reports import CheckReport, write_html, write_json, write_junit
+from ..conformance.runner import CallMode, CheckOptions, Progress, check_urls
+from . import common
+from .summary import print_summary
 
 __all__ = ["check"]
 
@@ -176,7 +177,7 @@ def cli_url(url: str, limit: int = 100) -> str:
     help=f"Crawl at most N pages per path (URLs that differ only in the query) [default: no "
     f"limit; the demo: {DEMO_PER_PATH}].",
 )
-@cli.grid_browser_options
+@common.grid_browser_options
 def check(
     urls: tuple[str, ...],
     crawl: int | None,
@@ -201,10 +202,10 @@ def check(
     With --connect given several times (or --connect-file), the pages are spread over all those
     browser servers; a page whose browser disconnects is checked again on another one.
     """
-    endpoints = cli.endpoints_from(kwargs)
-    browser = cli.options_from(kwargs)
+    endpoints = common.endpoints_from(kwargs)
+    browser = common.options_from(kwargs)
     for url in urls:
-        cli.check_url(url)
+        common.check_url(url)
     json_path = _report_path(json_path, "--json-report")
     junit_path = _report_path(junit_path, "--junit")
     html_path = _report_path(html_path, "--html")
@@ -227,18 +228,18 @@ def check(
     summary_console = _summary_console(stderr=as_json)
 
     async def body(targets: list[str]) -> CheckReport:
-        with _Display(cli.err) as display:
+        with _Display(common.err) as display:
             if len(endpoints) > 1:
-                async with cli.open_browsers(browser, endpoints) as grid:
+                async with common.open_browsers(browser, endpoints) as grid:
                     return await check_urls(
                         grid, targets, options, on_progress=display, names=endpoints, stream=True
                     )
-            async with cli.open_browser(browser) as opened:
+            async with common.open_browser(browser) as opened:
                 return await check_urls(opened, targets, options, on_progress=display, stream=True)
 
-    with cli.demo_or(None if demo else urls[0]) as first:
+    with common.demo_or(None if demo else urls[0]) as first:
         targets = [first.rstrip("/") + "/"] if demo else list(urls)
-        report = cli.run(body(targets))
+        report = common.run(body(targets))
     if demo:
         report.options["demo"] = True
     try:
@@ -252,11 +253,11 @@ def check(
         if html_path:
             write_html(report, html_path, strict=strict)
     except OSError as exc:
-        cli.fail(f"could not write a report: {exc}")
+        common.fail(f"could not write a report: {exc}")
     print_summary(report, summary_console, strict=strict)
     for label, path in (("JSON", json_path), ("JUnit", junit_path), ("HTML", html_path)):
         if path:
-            cli.err.print(f"{label} report: {escape(path)}", highlight=False)
+            common.err.print(f"{label} report: {escape(path)}", highlight=False)
     sys.exit(_exit_status(report, strict))
 
 
@@ -267,7 +268,7 @@ def _config(path: str | None) -> PageConfig | None:
     try:
         return load_config(path)
     except ConfigError as exc:
-        cli.fail(f"--config {exc.message}")
+        common.fail(f"--config {exc.message}")
         raise  # unreachable: fail exits
 
 
@@ -275,5 +276,5 @@ def _exit_status(report: CheckReport, strict: bool) -> int:
     """The report's status, or EXIT_UNREACHABLE when not one page could be opened."""
     errors = [bool(page.error) for page in report.iter_pages()]
     if errors and all(errors):
-        return cli.EXIT_UNREACHABLE
+        return common.EXIT_UNREACHABLE
     return report.exit_code(strict)

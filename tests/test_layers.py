@@ -37,26 +37,6 @@ LAYER_OF_MODULE = {
     "__init__": FACE,
     "__main__": FACE,
 }
-# Old top-level paths that re-export a module's new home while other branches still import them;
-# the layer of what they re-export.
-IN_FLIGHT_SHIMS = {
-    "errors": CORE,
-    "results": CORE,
-    "records": CORE,
-    "schema": CORE,
-    "probe": SESSION,
-    "browser": SESSION,
-    "grid": SESSION,
-    "demo": FEATURE,
-    "_text": FACE,  # with the rich helpers of the command line
-    "_cli": FACE,
-}
-# Arrows that still point up, each with the move that ends it.
-IN_FLIGHT_ARROWS = {
-    ("conformance.command", "_cli"): "the check command moves to cli/",
-    ("mcp_server.command", "_cli"): "the serve command moves to cli/",
-    ("mcp_server.bridge", "_cli"): "goto moves to the session layer",
-}
 PLAIN_LAYERS = (CORE, SESSION)
 NOT_BELOW_THE_FACES = ("click", "rich", "pytest", "_pytest", "pluggy", "yaml")
 NOT_IN_CORE = ("playwright",)
@@ -79,8 +59,6 @@ def layer_of(module: str) -> int:
     top = module.split(".")[0]
     if top in LAYER_OF_FOLDER:
         return LAYER_OF_FOLDER[top]
-    if module in IN_FLIGHT_SHIMS:
-        return IN_FLIGHT_SHIMS[module]
     return LAYER_OF_MODULE[module]
 
 
@@ -127,7 +105,7 @@ def test_every_import_points_down() -> None:
         f"{module} (layer {layer_of(module)}) imports {target} (layer {layer_of(target)})"
         for module in MODULES
         for target in imports_of(module)[0]
-        if layer_of(target) > layer_of(module) and (module, target) not in IN_FLIGHT_ARROWS
+        if layer_of(target) > layer_of(module)
     )
     assert not up, "\n".join(up)
 
@@ -135,7 +113,7 @@ def test_every_import_points_down() -> None:
 def test_core_and_session_import_no_click_rich_pytest_or_yaml() -> None:
     found = []
     for module in MODULES:
-        if layer_of(module) not in PLAIN_LAYERS or module in IN_FLIGHT_SHIMS:
+        if layer_of(module) not in PLAIN_LAYERS:
             continue
         banned = {*NOT_BELOW_THE_FACES, *(NOT_IN_CORE if layer_of(module) == CORE else ())}
         found += [f"{module} imports {name}" for name in sorted(imports_of(module)[1] & banned)]
@@ -144,9 +122,7 @@ def test_core_and_session_import_no_click_rich_pytest_or_yaml() -> None:
 
 def test_importing_core_and_session_loads_no_click_rich_pytest_or_yaml() -> None:
     lower = sorted(
-        f"webmcp_harness.{m}"
-        for m in MODULES
-        if layer_of(m) in PLAIN_LAYERS and m not in IN_FLIGHT_SHIMS and m != "__init__"
+        f"webmcp_harness.{m}" for m in MODULES if layer_of(m) in PLAIN_LAYERS and m != "__init__"
     )
     code = (
         "import importlib, json, sys\n"
@@ -184,3 +160,14 @@ def test_the_readme_picture_shows_every_folder_in_its_layer() -> None:
         for lower, lower_layer in layers.items():
             if upper_layer > lower_layer:
                 assert row_of[upper] < row_of[lower], f"{upper} is drawn below {lower}"
+
+
+def test_only_the_faces_import_click_rich_and_pytest() -> None:
+    faces_only = {"click", "rich", "pytest", "_pytest", "pluggy"}
+    found = [
+        f"{module} imports {name}"
+        for module in MODULES
+        if layer_of(module) < FACE
+        for name in sorted(imports_of(module)[1] & faces_only)
+    ]
+    assert not found, "\n".join(found)

@@ -33,10 +33,10 @@ from webmcp_harness.core.errors import BrowserNotFoundError
 from webmcp_harness.session.browser import find_browser, launch
 
 T = TypeVar("T")
-PAGES = Path(__file__).parent / "pages"
+PAGES = Path(__file__).parents[1] / "pages"
 DEFECTS = PAGES / "defects"
 INSECURE = "http://insecure.test/insecure.html"
-JUNIT_XSD = Path(__file__).parent / "conformance" / "schemas" / "junit.xsd"
+JUNIT_XSD = Path(__file__).parents[1] / "conformance" / "schemas" / "junit.xsd"
 
 
 def junit_problems(path: Path) -> list[str]:

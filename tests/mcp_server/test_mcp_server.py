@@ -33,7 +33,7 @@ from webmcp_harness.agent.policy import SENDS_SECRETS, TO_SOMEONE_UNNAMED
 from webmcp_harness.testing.demo import serve_demo
 
 T = TypeVar("T")
-SRC = Path(__file__).resolve().parent.parent / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 WAIT = 90.0  # the most any one step of a test may take (the machine is shared)
 ORDER = {"email": "sam@example.com", "shipping": "standard", "payment": "saved_card"}
 

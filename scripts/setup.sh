@@ -17,7 +17,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   touch "$stamp"
 fi
 
-have_browser() { .venv/bin/python -c 'from webmcp_harness.browser import find_browser; print(find_browser())' 2>/dev/null; }
+have_browser() { .venv/bin/python -c 'from webmcp_harness import find_browser; print(find_browser())' 2>/dev/null; }
 
 if found=$(have_browser); then
   echo "setup: using Chromium at $found"

@@ -33,7 +33,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def site():
-    handler = functools.partial(_Quiet, directory=str(Path(__file__).parents[1] / "site"))
+    handler = functools.partial(_Quiet, directory=str(Path(__file__).parent / "site"))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/index.html"

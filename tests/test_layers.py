@@ -34,6 +34,7 @@ LAYER_OF_FOLDER = {
 LAYER_OF_MODULE = {
     "plugin": FACE,
     "sync_api": FACE,
+    "errors": FACE,  # the public path of core/errors.py
     "__init__": FACE,
     "__main__": FACE,
 }

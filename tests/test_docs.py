@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from interrupt import hears_ctrl_c
 from webmcp_harness import DemoServer, Tool
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,7 +105,12 @@ def demo_command(args: list[str], cwd: Path) -> Iterator[str]:
         for previous, a in zip(["", *args[:-1]], args, strict=True)
     ]
     served = subprocess.Popen(
-        args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        args,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=hears_ctrl_c,
     )
     try:
         assert served.stdout is not None

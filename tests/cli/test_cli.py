@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from interrupt import hears_ctrl_c
 from webmcp_harness.cli.common import EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -274,6 +275,7 @@ def test_demo_json_prints_its_url_as_one_document() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=hears_ctrl_c,
     )
     try:
         assert demo.stdout is not None

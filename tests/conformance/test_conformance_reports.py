@@ -271,6 +271,19 @@ def test_every_page_string_is_escaped_in_the_html() -> None:
     )
 
 
+def test_controls_and_direction_overrides_in_a_page_string_show_as_escapes_in_the_html() -> None:
+    report = CheckReport(started=1.0, ended=2.0)
+    collected = Collector(PAGE)
+    nasty = "evil\u202e reversed \x1b[2J\x1b]0;pwned\x07 \ud800 end"
+    collected.add("metadata.description-useful", f"The page says: {nasty}", tool="trick")
+    report.add_page(PageResult(url=PAGE, tools=[]), collected, [])
+    page = to_html(report)
+    assert "trick" in page
+    for raw in ("\u202e", "\x1b", "\x07", "\ud800"):
+        assert raw not in page
+    assert "\\u202e" in page  # shown, as the terminal shows it
+
+
 def test_the_html_groups_findings_by_page_and_tool() -> None:
     page = to_html(build_report())
     first, second = page.index('id="page-0"'), page.index('id="page-1"')

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from ..core.records import CallRecord, Tool
 from ..core.secrets import redact
-from ..core.text import dumps, no_surrogates
+from ..core.text import dumps, no_surrogates, safe_text
 from .findings import CHECKS, Collector, Finding, Severity, Target
 from .spool import PageBundle, PageSpool
 
@@ -549,8 +549,10 @@ def write_junit(
 
 
 def _e(text: Any, limit: int = _HTML_TEXT_LIMIT) -> str:
-    """Escaped for HTML text and attribute values (quotes included), cut to limit."""
-    return html.escape(_clip(str(text), limit), quote=True)
+    """Escaped for HTML text and attribute values (quotes included), cut to limit; controls and
+    bidi overrides shown as escapes, as on a terminal (a page's U+202E would reverse the report's
+    own text after it)."""
+    return html.escape(safe_text(_clip(str(text), limit)), quote=True)
 
 
 def _safe_url(url: str) -> str | None:

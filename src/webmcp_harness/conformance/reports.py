@@ -12,7 +12,6 @@ import base64
 import contextlib
 import html
 import io
-import itertools
 import json
 import math
 import re
@@ -641,19 +640,18 @@ def to_html(report: CheckReport, *, strict: bool | None = None, title: str | Non
     for index, page in enumerate(pages):
         mine = [f for f in report.findings if f.page == page.url]
         parts.append(_page_html(page, index, mine, _records_for(report, page, [])))
-    parts.extend(_ignored_html(report))
+    parts.extend(_ignored_html(report.ignored))
     parts.extend(_other_calls(_records_for(report, None, pages)))
     parts.append("</main></body></html>")
     return "\n".join(parts)
 
 
-def _ignored_html(report: CheckReport) -> list[str]:
-    ignored = list(itertools.islice(report.iter_ignored(), _HTML_MAX_FINDINGS))
+def _ignored_html(ignored: Sequence[Finding]) -> list[str]:
     if not ignored:
         return []
     return [
         '<section class="page"><h2>Ignored (not counted: --config)</h2>',
-        _findings_table(ignored, ignored=True),
+        _findings_table(ignored[:_HTML_MAX_FINDINGS], ignored=True),
         "</section>",
     ]
 
@@ -836,8 +834,12 @@ def write_html(
     with _output(path) as write:
         write("\n".join(parts))
         rest: list[CallRecord] = []
+        ignored: list[
+            Finding
+        ] = []  # gathered on the way: a second pass would read every page again
         for index, bundle in enumerate(report.spool):
             page = bundle.page
+            ignored.extend(bundle.ignored[: _HTML_MAX_FINDINGS - len(ignored)])
             # A page's calls are the records with its ids (every record is its own page's).
             ids = set(page.calls) if page.calls is not None else None
             mine = [
@@ -848,7 +850,7 @@ def write_html(
             placed = {id(r) for r in mine}
             rest.extend(r for r in bundle.records if id(r) not in placed)
             write("\n" + _page_html(page, index, bundle.findings, mine))
-        for part in [*_ignored_html(report), *_other_calls(rest)]:
+        for part in [*_ignored_html(ignored), *_other_calls(rest)]:
             write("\n" + part)
         write("\n</main></body></html>")
 

@@ -73,16 +73,14 @@ _REGISTRY: Final[Registry[Any]] = Registry(retrieve=_no_retrieval)  # type: igno
 def _search(pattern: str, text: str) -> bool:
     """Whether pattern matches in text; refuses when it can't be decided before the deadline."""
     deadline = _deadline.get(time.monotonic() + PATTERN_BUDGET)
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise _Refused(_undecided(pattern))
-    try:  # nearly every pattern is decided at once, here
-        return regex.search(pattern, text, timeout=min(left, _QUICK)) is not None
-    except TimeoutError:
-        pass
+    try:
+        left = _time_left(pattern, deadline)
+        try:  # nearly every pattern is decided at once, here
+            return regex.search(pattern, text, timeout=min(left, _QUICK)) is not None
+        except TimeoutError:
+            return _slow_search(pattern, text, deadline)
     except (regex.error, TypeError, ValueError, OverflowError):
         return True  # a pattern the engine can't read is the schema's problem, not the caller's
-    return _slow_search(pattern, text, deadline)
 
 
 _QUICK: Final = 0.02
@@ -95,16 +93,20 @@ def _slow_search(pattern: str, text: str, deadline: float) -> bool:
     time, which a loaded machine stretches many times over, so the match runs in a thread (the
     engine lets go of the GIL) and the caller stops waiting at the deadline. The thread ends by
     itself within the same budget of CPU."""
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise _Refused(_undecided(pattern))
+    left = _time_left(pattern, deadline)
     work = _SLOW.submit(regex.search, pattern, text, timeout=left, concurrent=True)
     try:
         return work.result(timeout=left) is not None
     except (TimeoutError, concurrent.futures.TimeoutError):
         raise _Refused(_undecided(pattern)) from None
-    except (regex.error, TypeError, ValueError, OverflowError):
-        return True
+
+
+def _time_left(pattern: str, deadline: float) -> float:
+    """Seconds until deadline; refuses the call when there are none."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise _Refused(_undecided(pattern))
+    return left
 
 
 def _undecided(pattern: str) -> str:

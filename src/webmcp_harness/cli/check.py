@@ -122,7 +122,7 @@ def cli_url(url: str, limit: int = 100) -> str:
     type=click.IntRange(1, 32),
     default=4,
     show_default=True,
-    help="Pages checked at once in each browser (a context each).",
+    help="Pages checked at once in each browser (a context each, page after page).",
 )
 @click.option(
     "--call",

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from .findings import Collector, Severity
 from .options import CheckerBase, Progress, _cancelled_from_outside, normalise_url
 from .reports import PageResult
-from .visit import _may_be_lost, _Visit
+from .visit import _Lane, _may_be_lost, _Visit
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser
@@ -89,14 +89,16 @@ class Crawl(CheckerBase):
         self._queue.put_nowait((key, depth, seed))
 
     async def _worker(self, node: _Node | None = None) -> None:
-        """Check pages from the queue (in node's browser, until it disconnects)."""
+        """Check pages from the queue (in node's browser, until it disconnects), one after the
+        other in the worker's lane."""
         assert self._queue is not None
         dead = asyncio.ensure_future(node.dead.wait()) if node is not None else None
+        lane = _Lane()
         try:
             while True:
                 url, depth, seed = await self._queue.get()
                 try:
-                    if not await self._take(url, depth, seed, node, dead):
+                    if not await self._take(url, depth, seed, node, dead, lane):
                         return
                 except asyncio.CancelledError:
                     if _cancelled_from_outside():
@@ -108,21 +110,28 @@ class Crawl(CheckerBase):
         finally:
             if dead is not None:
                 dead.cancel()
+            await asyncio.shield(self._discard(lane))
 
     async def _take(
-        self, url: str, depth: int, seed: bool, node: _Node | None, dead: asyncio.Future[Any] | None
+        self,
+        url: str,
+        depth: int,
+        seed: bool,
+        node: _Node | None,
+        dead: asyncio.Future[Any] | None,
+        lane: _Lane,
     ) -> bool:
         """Check one page; False when node's browser is gone (the page then goes back)."""
         if node is None or dead is None:
             self._progress("start", url)
-            visit = await self.check_page(url, depth=depth, seed=seed)
+            visit = await self.check_page(url, depth=depth, seed=seed, lane=lane)
         else:
             if node.dead.is_set():
                 self._again(url, depth, seed, node, started=False)
                 return False
             self._progress("start", url)
             page = asyncio.ensure_future(
-                self.check_page(url, depth=depth, seed=seed, browser=node.browser)
+                self.check_page(url, depth=depth, seed=seed, browser=node.browser, lane=lane)
             )
             await asyncio.wait({page, dead}, return_when=asyncio.FIRST_COMPLETED)
             if page.done() and _may_be_lost(page.result()) and not node.dead.is_set():

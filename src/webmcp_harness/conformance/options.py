@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from ..core.records import Tool
     from .findings import Collector
-    from .visit import _Visit
+    from .visit import _Lane, _Visit
 
 
 __all__ = [
@@ -44,7 +44,7 @@ class CheckOptions:
     load_timeout: float | None = None  # seconds a page load may take (None: timeout)
     call: CallMode = "readonly"  # which tools the behaviour checks call
     crawl: int = 0  # follow same-origin links this many steps from each URL
-    workers: int = 1  # pages checked at once, each in its own browser context
+    workers: int = 1  # pages checked at once, each worker in its own browser context
     strict: bool = False  # warnings fail the run too
     max_pages: int = 200  # pages visited at most, crawl included
     max_per_path: int | None = None  # crawled pages per path at most (differing in the query)
@@ -145,7 +145,13 @@ class CheckerBase:
         return min(max(_PROBE_WAIT, self.options.page_timeout / 2), 15.0)
 
     async def check_page(
-        self, url: str, *, depth: int = 0, seed: bool = True, browser: Browser | None = None
+        self,
+        url: str,
+        *,
+        depth: int = 0,
+        seed: bool = True,
+        browser: Browser | None = None,
+        lane: _Lane | None = None,
     ) -> _Visit:
         raise NotImplementedError  # Checker
 
@@ -167,4 +173,7 @@ class CheckerBase:
         raise NotImplementedError  # Visits
 
     async def _reload(self, visit: _Visit, *, fresh: bool) -> None:
+        raise NotImplementedError  # Visits
+
+    async def _discard(self, lane: _Lane) -> None:
         raise NotImplementedError  # Visits

@@ -5,8 +5,8 @@ visit (`visit.py`: one page opened, looked at, closed) and the exercise (`exerci
 tools called and judged) put together, with the run and the checks of one page here.
 
 One browser, or several (a grid: the pages are spread over them, and a browser that disconnects
-mid-run has its pages checked again on another); `workers` pages at a time per browser, each in
-its own browser context. Everything that waits on
+mid-run has its pages checked again on another); `workers` pages at a time per browser, each
+worker in its own browser context, page after page (`visit._Lane`). Everything that waits on
 the page is bounded, so a hostile or broken page (one that never finishes loading, hangs a tool,
 navigates away mid-call, crashes its renderer, registers 10,000 tools) ends as findings, never as
 a hang or a crash of the checker.
@@ -44,7 +44,7 @@ from .options import (
 from .reports import CheckReport, PageResult
 from .safety import check_tool_safety
 from .spool import PageSpool
-from .visit import Visits, _Visit
+from .visit import Visits, _Lane, _Visit, _went_well
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser
@@ -157,12 +157,22 @@ class Checker(Crawl, Visits, Exercises):
 
     # -- one page --------------------------------------------------------------------------
     async def check_page(
-        self, url: str, *, depth: int = 0, seed: bool = True, browser: Browser | None = None
+        self,
+        url: str,
+        *,
+        depth: int = 0,
+        seed: bool = True,
+        browser: Browser | None = None,
+        lane: _Lane | None = None,
     ) -> _Visit:
-        """Every check on one page (in browser, else the first). Never raises for the page."""
+        """Every check on one page (in browser, else the first). Never raises for the page.
+        With lane, the page opens in the lane's page and, when all went well, stays open there
+        for the lane's next one; without, it gets a context of its own."""
         started = time.monotonic()
         visit = _Visit(url, depth, seed, Collector(url), PageResult(url=url, calls=[]))
         visit.browser = browser
+        if lane is not None:
+            visit.lane = lane
         try:
             await self._check_page(visit)
             await self._check_errors(visit)
@@ -178,7 +188,7 @@ class Checker(Crawl, Visits, Exercises):
             )
             visit.result.error = visit.result.error or message[:1_000]
         finally:
-            await self._close(visit)
+            await self._close(visit, keep=lane is not None and _went_well(visit))
             visit.result.elapsed = time.monotonic() - started
             visit.result.calls = [r.id for r in visit.records]
             if self.options.pages is not None:

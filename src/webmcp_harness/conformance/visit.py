@@ -408,21 +408,32 @@ class Visits(CheckerBase):
         return None, False
 
     async def _settle(self, visit: _Visit) -> None:
-        """Wait (briefly, bounded) until the page's tool list stops changing."""
+        """Wait (briefly, bounded) until the page's tool list stops changing: listed now, and
+        again when a source says it changed or the quiet time is up (sources without change
+        events are caught by that second listing)."""
         session = visit.session
         await self._early_links(visit)
         if session is None or self.options.settle <= 0:
             return
-        deadline = time.monotonic() + _SETTLE_CAP
-        last = await self._tool_keys(session)
-        quiet_since = time.monotonic()
-        while time.monotonic() < deadline:
-            await asyncio.sleep(min(0.05, self.options.settle))
-            now = await self._tool_keys(session)
-            if now != last:
-                last, quiet_since = now, time.monotonic()
-            elif time.monotonic() - quiet_since >= self.options.settle:
-                return
+        changed = asyncio.Event()
+        stop = session.on_change(lambda what: changed.set() if what == "tools" else None)
+        try:
+            deadline = time.monotonic() + _SETTLE_CAP
+            last = await self._tool_keys(session)
+            quiet_since = time.monotonic()
+            while (now := time.monotonic()) < deadline:
+                left = quiet_since + self.options.settle - now
+                if left > 0:
+                    changed.clear()
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(changed.wait(), min(left, deadline - now))
+                keys = await self._tool_keys(session)
+                if keys != last:
+                    last, quiet_since = keys, time.monotonic()
+                elif time.monotonic() - quiet_since >= self.options.settle:
+                    return
+        finally:
+            stop()
 
     async def _early_links(self, visit: _Visit) -> None:
         """The links the page has once loaded, to the crawl at once, so the next level loads

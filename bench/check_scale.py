@@ -7,7 +7,7 @@ A generated site is served from 127.0.0.1:
   `--call readonly` (100 tools called twice: valid and invalid input), `--call all` (200 tools) and
   `--call none` (no calls: discovery, metadata and safety only);
 - `/index.html` linking to 19 more pages with 5 tools each (2 read-only): a 20-page crawl at
-  depth 1, with 1, 2 and 4 workers (one browser, one context per page).
+  depth 1, with 1, 2 and 4 workers (one browser, one context per worker, page after page).
 
 And the bare `webmcp-harness check` of the demo shop, as a user runs it (a new process: imports,
 demo server, browser launch, the crawl, the reports), against a floor: a new process that starts

@@ -88,13 +88,15 @@ class Crawl(CheckerBase):
         assert self._queue is not None
         self._queue.put_nowait((key, depth, seed))
 
-    async def _worker(self, node: _Node | None = None) -> None:
+    async def _worker(self, node: _Node | None = None, *, early: bool = False) -> None:
         """Check pages from the queue (in node's browser, until it disconnects), one after the
-        other in the worker's lane."""
+        other in the worker's lane (with early, opened before the first page comes)."""
         assert self._queue is not None
         dead = asyncio.ensure_future(node.dead.wait()) if node is not None else None
         lane = _Lane()
         try:
+            if early:
+                await self._open_early(lane)
             while True:
                 url, depth, seed = await self._queue.get()
                 try:

@@ -177,3 +177,6 @@ class CheckerBase:
 
     async def _discard(self, lane: _Lane) -> None:
         raise NotImplementedError  # Visits
+
+    async def _open_early(self, lane: _Lane) -> None:
+        raise NotImplementedError  # Visits

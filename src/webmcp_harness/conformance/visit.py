@@ -73,6 +73,7 @@ class _Lane:
     page: Page | None = None
     session: WebMCPSession | None = None
     visit: _Visit | None = None  # the page the events go to (None: between pages)
+    pages: int = 0  # pages it has served since it was opened
     fenced: bool = False  # drop page errors until the main frame commits the next document
     cookies: list[Any] = field(default_factory=list)  # the context's cookies as it began
     origins: set[str] = field(default_factory=set)  # whose storage the pages may have written
@@ -273,27 +274,40 @@ class Visits(CheckerBase):
         return await self._goto(visit)
 
     async def _new_page(self, visit: _Visit) -> None:
-        """The visit's page: its lane's, back to how the lane began, else a new context, its
-        page, and a session attached before anything loads."""
+        """The visit's page: its lane's (back to how the lane began, after another page), else
+        a new lane's."""
         lane = visit.lane
         browser = visit.browser or self.browser
-        if lane.page is not None and lane.browser is browser and await self._reset(lane):
-            visit.context, visit.page, visit.session = lane.context, lane.page, lane.session
-            lane.visit, lane.fenced = visit, True  # (the last page's errors are not this one's)
-            return
-        await self._discard(lane)
+        if lane.page is None or lane.browser is not browser or not await self._reset(lane):
+            await self._discard(lane)
+            await self._open_lane(lane, browser)
+        visit.context, visit.page, visit.session = lane.context, lane.page, lane.session
+        lane.visit, lane.fenced = visit, lane.pages > 0  # (the last page's errors: not this one's)
+        lane.pages += 1
+
+    async def _open_early(self, lane: _Lane) -> None:
+        """Open lane before its first page, so that it is ready when the crawl finds pages (if
+        it cannot be opened, its first page opens it again and says why)."""
+        opened = await _bounded(
+            self._open_lane(lane, self.browser), self.options.page_timeout + self.wait
+        )
+        if opened is not True:
+            await self._discard(lane)
+
+    async def _open_lane(self, lane: _Lane, browser: Browser) -> bool:
+        """A new context, its page, and a session attached before anything loads; the page's
+        events go to the lane's current visit."""
         options = self.options
         width, height = options.viewport
         context = await browser.new_context(viewport={"width": width, "height": height})
-        lane.browser, lane.context, lane.visit, lane.fenced = browser, context, visit, False
-        visit.context = context
+        lane.browser, lane.context, lane.pages = browser, context, 0
         context.set_default_timeout(options.page_timeout * 1000)
         await context.add_init_script(f"{_COUNT_NAVIGATIONS_JS}\n;{WATCH_REGISTRATIONS_JS}")
         if self.prepare_context is not None:
             await self.prepare_context(context)
         lane.cookies = await context.cookies()
         page = await context.new_page()
-        lane.page = visit.page = page
+        lane.page = page
 
         def requested(request: Request) -> None:  # the main frame starts loading a new document
             current = lane.visit
@@ -329,9 +343,10 @@ class Visits(CheckerBase):
         page.on("request", requested)
         page.on("framenavigated", committed)
         page.on("pageerror", thrown)
-        lane.session = visit.session = await WebMCPSession.attach(
+        lane.session = await WebMCPSession.attach(
             page, timeout=options.page_timeout, backend=options.backend
         )
+        return True
 
     async def _reset(self, lane: _Lane) -> bool:
         """The lane's context as it began: no storage or session storage from the last page, its
@@ -339,6 +354,8 @@ class Visits(CheckerBase):
         page, context = lane.page, lane.context
         if page is None or context is None or page.is_closed() or lane.session is None:
             return False
+        if lane.pages == 0:  # opened early: nothing to put back
+            return True
         origins = lane.origins | {_origin_of(f.url) for f in page.frames[:50]}
         lane.origins = set()
 

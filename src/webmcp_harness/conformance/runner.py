@@ -117,8 +117,12 @@ class Checker(Crawl, Visits, Exercises):
             count, early = max(1, self.options.workers), len(self._order)
             if self.options.crawl > 0:
                 early = min(count, self.options.max_pages)
+            opened = asyncio.Event()
             workers = [
-                asyncio.ensure_future(self._worker(early=index < early)) for index in range(count)
+                asyncio.ensure_future(
+                    self._worker(early=opened if index < early else None, first=index == 0)
+                )
+                for index in range(count)
             ]
         else:
             workers = self._grid_workers()

@@ -74,6 +74,7 @@ class _Lane:
     session: WebMCPSession | None = None
     visit: _Visit | None = None  # the page the events go to (None: between pages)
     pages: int = 0  # pages it has served since it was opened
+    changed: asyncio.Event = field(default_factory=asyncio.Event)  # set when the tools change
     fenced: bool = False  # drop page errors until the main frame commits the next document
     cookies: list[Any] = field(default_factory=list)  # the context's cookies as it began
     origins: set[str] = field(default_factory=set)  # whose storage the pages may have written
@@ -346,6 +347,12 @@ class Visits(CheckerBase):
         lane.session = await WebMCPSession.attach(
             page, timeout=options.page_timeout, backend=options.backend
         )
+
+        def tools_changed(what: str) -> None:
+            if what == "tools":
+                lane.changed.set()
+
+        lane.session.on_change(tools_changed)
         return True
 
     async def _reset(self, lane: _Lane) -> bool:
@@ -425,32 +432,28 @@ class Visits(CheckerBase):
         return None, False
 
     async def _settle(self, visit: _Visit) -> None:
-        """Wait (briefly, bounded) until the page's tool list stops changing: listed now, and
-        again when a source says it changed or the quiet time is up (sources without change
-        events are caught by that second listing)."""
-        session = visit.session
+        """Wait (briefly, bounded) until the page's tool list has stopped changing for the
+        settle time since it loaded: it is listed now, and again when a source says it changed
+        or the quiet time is up (which catches the sources without change events)."""
+        session, lane = visit.session, visit.lane
         await self._early_links(visit)
         if session is None or self.options.settle <= 0:
             return
-        changed = asyncio.Event()
-        stop = session.on_change(lambda what: changed.set() if what == "tools" else None)
-        try:
-            deadline = time.monotonic() + _SETTLE_CAP
-            last = await self._tool_keys(session)
-            quiet_since = time.monotonic()
-            while (now := time.monotonic()) < deadline:
-                left = quiet_since + self.options.settle - now
-                if left > 0:
-                    changed.clear()
-                    with contextlib.suppress(asyncio.TimeoutError):
-                        await asyncio.wait_for(changed.wait(), min(left, deadline - now))
-                keys = await self._tool_keys(session)
-                if keys != last:
-                    last, quiet_since = keys, time.monotonic()
-                elif time.monotonic() - quiet_since >= self.options.settle:
-                    return
-        finally:
-            stop()
+        quiet = self.options.settle
+        deadline = time.monotonic() + _SETTLE_CAP
+        last = await self._tool_keys(session)
+        quiet_since = time.monotonic()
+        while (now := time.monotonic()) < deadline:
+            left = quiet_since + quiet - now
+            if left > 0:
+                lane.changed.clear()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(lane.changed.wait(), min(left, deadline - now))
+            keys = await self._tool_keys(session)
+            if keys != last:
+                last, quiet_since = keys, time.monotonic()
+            elif time.monotonic() - quiet_since >= quiet:
+                return
 
     async def _early_links(self, visit: _Visit) -> None:
         """The links the page has once loaded, to the crawl at once, so the next level loads

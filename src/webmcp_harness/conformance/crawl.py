@@ -88,22 +88,13 @@ class Crawl(CheckerBase):
         assert self._queue is not None
         self._queue.put_nowait((key, depth, seed))
 
-    async def _worker(
-        self, node: _Node | None = None, *, early: asyncio.Event | None = None, first: bool = False
-    ) -> None:
+    async def _worker(self, node: _Node | None = None) -> None:
         """Check pages from the queue (in node's browser, until it disconnects), one after the
-        other in the worker's lane. With early, the lane opens before the first page comes: the
-        first worker's at once (then it sets early), the others' once early is set, so that the
-        first page does not wait for all of them."""
+        other in the worker's lane."""
         assert self._queue is not None
         dead = asyncio.ensure_future(node.dead.wait()) if node is not None else None
         lane = _Lane()
         try:
-            if early is not None:
-                if not first:
-                    await early.wait()
-                await self._open_early(lane)
-                early.set()
             while True:
                 url, depth, seed = await self._queue.get()
                 try:

@@ -177,6 +177,3 @@ class CheckerBase:
 
     async def _discard(self, lane: _Lane) -> None:
         raise NotImplementedError  # Visits
-
-    async def _open_early(self, lane: _Lane) -> None:
-        raise NotImplementedError  # Visits

@@ -113,16 +113,8 @@ class Checker(Crawl, Visits, Exercises):
         for url in urls:
             self._enqueue(url, 0, seed=True)
         if len(self.browsers) == 1:
-            # A crawl finds pages faster than a worker opens a context: open them all now.
-            count, early = max(1, self.options.workers), len(self._order)
-            if self.options.crawl > 0:
-                early = min(count, self.options.max_pages)
-            opened = asyncio.Event()
             workers = [
-                asyncio.ensure_future(
-                    self._worker(early=opened if index < early else None, first=index == 0)
-                )
-                for index in range(count)
+                asyncio.ensure_future(self._worker()) for _ in range(max(1, self.options.workers))
             ]
         else:
             workers = self._grid_workers()

@@ -286,15 +286,6 @@ class Visits(CheckerBase):
         lane.visit, lane.fenced = visit, lane.pages > 0  # (the last page's errors: not this one's)
         lane.pages += 1
 
-    async def _open_early(self, lane: _Lane) -> None:
-        """Open lane before its first page, so that it is ready when the crawl finds pages (if
-        it cannot be opened, its first page opens it again and says why)."""
-        opened = await _bounded(
-            self._open_lane(lane, self.browser), self.options.page_timeout + self.wait
-        )
-        if opened is not True:
-            await self._discard(lane)
-
     async def _open_lane(self, lane: _Lane, browser: Browser) -> bool:
         """A new context, its page, and a session attached before anything loads; the page's
         events go to the lane's current visit."""
@@ -361,8 +352,6 @@ class Visits(CheckerBase):
         page, context = lane.page, lane.context
         if page is None or context is None or page.is_closed() or lane.session is None:
             return False
-        if lane.pages == 0:  # opened early: nothing to put back
-            return True
         origins = lane.origins | {_origin_of(f.url) for f in page.frames[:50]}
         lane.origins = set()
 

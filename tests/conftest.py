@@ -14,7 +14,10 @@ from typing import ClassVar
 import pytest
 
 PAGES = Path(__file__).parent / "pages"
-pytest_plugins = ["grid_servers"]  # browser servers (run-server, the node) for the grid tests
+pytest_plugins = [
+    "grid_servers",  # browser servers (run-server, the node) for the grid tests
+    "pytester",  # overridden below
+]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -30,17 +33,29 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 # The test files that take longest, longest first. The suite runs with `--dist loadfile
 # --no-loadscope-reorder` (the Makefile), so each file's module fixtures (browsers, grid servers,
 # whole check runs) are set up once, and starting these first lets both workers end together.
+# The order is the files' total time in a full run (`--junitxml`, summed per file): keep it so
+# when a file grows, or a long file that starts late keeps one worker busy after the other ends.
 LONGEST_FIRST = (
     "test_plugin.py",
-    "test_check.py",
-    "test_docs.py",
-    "test_hostile.py",
-    "test_grid_check.py",
-    "test_grid_plugin.py",
-    "test_snapshots.py",
-    "test_coverage.py",
+    "test_differential.py",
+    "test_cli.py",
     "test_polyfill.py",
+    "test_hostile.py",
+    "test_check.py",
+    "test_grid.py",
+    "test_grid_check.py",
+    "test_docs.py",
+    "test_gateway.py",
+    "test_demo_scenarios.py",
+    "test_coverage.py",
+    "test_demo_site.py",
+    "test_snapshots.py",
     "test_mcp_server.py",
+    "test_run.py",
+    "test_session.py",
+    "test_inpage.py",
+    "test_sources.py",
+    "test_targets.py",
 )
 
 
@@ -48,6 +63,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Put the longest files first (a stable sort: the order within a file is kept)."""
     rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+# The pytest runs that pytester starts leave out Hypothesis's plugin: no inner suite uses it, and
+# its import is half the start of a bare pytest process (about 0.5 s of CPU, some 40 runs a suite).
+INNER_PYTEST_OPTIONS = "-p no:hypothesispytest"
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytester, its runs (in this process or a child, xdist workers included) without the
+    plugins no inner suite needs."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", INNER_PYTEST_OPTIONS)  # pytester itself clears it
+    return pytester
 
 
 @pytest.fixture(scope="session")

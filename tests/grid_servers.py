@@ -2,7 +2,7 @@
 
 `run-server` is given this machine's Chromium where it looks for its own (a PLAYWRIGHT_BROWSERS_PATH
 layout); the node is `webmcp-harness browser-server` (BrowserServer). Each runs in its own process
-group, so a test can kill one whole server.
+group, so a test can kill one whole server. One of each per xdist worker, for the whole run.
 """
 
 from __future__ import annotations
@@ -78,26 +78,26 @@ class RunServer:
         self.process.wait(10)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browsers(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _browsers_dir_with(find_browser(), tmp_path_factory.mktemp("browsers"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def unsafe_server(browsers: Path) -> Iterator[str]:
     server = RunServer(unsafe=True, browsers=browsers)
     yield server.ws
     server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def stock_server(browsers: Path) -> Iterator[str]:
     server = RunServer(unsafe=False, browsers=browsers)
     yield server.ws
     server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def node() -> Iterator[str]:
     with BrowserServer(port=free_port()) as server:
         yield server.ws_endpoint

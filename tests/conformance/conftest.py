@@ -64,9 +64,9 @@ def serve(site: tuple[Path, str]) -> Callable[[str, str], str]:
     return write
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chromium(playwright: Playwright) -> Iterator[Browser]:
-    """Headless Chromium with WebMCP on."""
+    """Headless Chromium with WebMCP on: one per worker (each test has a context of its own)."""
     path = _chromium_path()
     if path is None:
         pytest.skip("no Chromium on this machine")

@@ -27,6 +27,7 @@ from playwright.async_api import Browser, async_playwright
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from demo_ready import wait_for_tool_or_refusal
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.coding import normalise_output
 from webmcp_harness.core.results import ToolErrorCode, ToolResult, is_error_text, to_tool_result
@@ -160,7 +161,7 @@ async def _harness(
         async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
             await page.goto(url)
             if scenario.get("expect") != "unavailable":
-                await session.wait_for_tool(scenario["tool"], timeout=WAIT)
+                await wait_for_tool_or_refusal(session, page, scenario, WAIT)
             result = await session.call(
                 scenario["tool"],
                 scenario.get("args", {}),
@@ -182,7 +183,7 @@ async def _playwright(browser: Browser, url: str, scenario: dict[str, Any]) -> s
         async with await WebMCPSession.attach(page, timeout=WAIT) as session:
             await page.goto(url)
             if scenario.get("expect") != "unavailable":  # wait for the tool, on events
-                await session.wait_for_tool(scenario["tool"], timeout=WAIT)
+                await wait_for_tool_or_refusal(session, page, scenario, WAIT)
         frame: Any = page.main_frame
         if scenario.get("frame"):
             frame = next(f for f in page.frames if scenario["frame"] in f.url)

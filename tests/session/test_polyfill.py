@@ -40,6 +40,7 @@ import pytest
 from playwright.async_api import Browser, async_playwright
 from playwright.sync_api import Page
 
+from demo_ready import wait_for_tool_or_refusal
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.results import ToolResult
 from webmcp_harness.session.browser import find_browser, launch_args
@@ -339,7 +340,7 @@ async def _run_scenario(
         async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
             await page.goto(shop + scenario["page"])
             if scenario["expect"] != "unavailable":
-                await session.wait_for_tool(scenario["tool"], timeout=WAIT)
+                await wait_for_tool_or_refusal(session, page, scenario, WAIT)
             result = await session.call(
                 scenario["tool"],
                 scenario["args"],

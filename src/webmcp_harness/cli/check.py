@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,9 @@ __all__ = ["check"]
 
 DEMO_CRAWL = 2  # with no URL: the demo shop, crawled this deep...
 DEMO_PER_PATH = 1  # ...one page per path (its product pages all offer the same tools)
+# Each worker's context is a renderer process: past the CPUs + 1, they only wait for each other
+# (2 cores: 3 workers checked the demo in 0.83x the time of 4, and a 20-page crawl in 0.94x).
+DEFAULT_WORKERS = min(4, (os.cpu_count() or 1) + 1)
 
 
 def _report_path(value: str | None, option: str) -> str | None:
@@ -120,9 +124,9 @@ def cli_url(url: str, limit: int = 100) -> str:
 @click.option(
     "--workers",
     type=click.IntRange(1, 32),
-    default=4,
-    show_default=True,
-    help="Pages checked at once in each browser (a context each, page after page).",
+    default=DEFAULT_WORKERS,
+    help="Pages checked at once in each browser (a context each, page after page) [default: "
+    f"4, or the CPUs + 1 if that is fewer: {DEFAULT_WORKERS} here].",
 )
 @click.option(
     "--call",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -26,15 +27,34 @@ from .common import (
     run,
     settle_option,
 )
-from .run import replay, run_script
-from .serve import serve
 from .text import cell, markup, text
 
 __all__ = ["main"]
 
 
 # -- commands ------------------------------------------------------------------------------
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The commands, those of other modules loaded when asked for (each start stays quick)."""
+
+    LAZY: dict[str, tuple[str, str]] = {  # noqa: RUF012 (read only)
+        "run": ("webmcp_harness.cli.run", "run_script"),
+        "replay": ("webmcp_harness.cli.run", "replay"),
+        "serve": ("webmcp_harness.cli.serve", "serve"),
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is None and cmd_name in self.LAZY:
+            module, name = self.LAZY[cmd_name]
+            found = getattr(importlib.import_module(module), name)
+            assert isinstance(found, click.Command)
+        return found
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="webmcp-harness")
 def main() -> None:
     """Test and script web pages that expose tools to AI agents through WebMCP."""
@@ -311,6 +331,3 @@ def browser_server(
 
 
 main.add_command(check)
-main.add_command(run_script)
-main.add_command(replay)
-main.add_command(serve)

@@ -2,7 +2,8 @@
 
 `jsonschema[format-nongpl]` checks `iri` and `iri-reference` with `rfc3987_syntax`, which builds
 its grammar when imported: seconds at every start of the CLI and of every test process. It is
-kept out of jsonschema's own import here, and loaded the first time a schema uses those formats.
+kept out of jsonschema's own import here, and loaded the first time a schema uses those formats;
+so is `isoduration` (with `arrow`), for `duration`.
 Imported first by the package, before anything imports jsonschema.
 """
 
@@ -14,14 +15,18 @@ from typing import Any
 __all__ = ["FORMATS"]
 
 _GRAMMAR = "rfc3987_syntax"
-_deferred = _GRAMMAR not in sys.modules and "jsonschema" not in sys.modules
-if _deferred:
-    sys.modules[_GRAMMAR] = None  # type: ignore[assignment]  # jsonschema skips what can't import
+_DURATION = "isoduration"  # (it imports arrow: a third of jsonschema's own import)
+_DEFERRED = (_GRAMMAR, _DURATION)
+_deferred = "jsonschema" not in sys.modules
+_held = [n for n in _DEFERRED if n not in sys.modules] if _deferred else []
+for _module in _held:
+    sys.modules[_module] = None  # type: ignore[assignment]  # jsonschema skips what can't import
 try:
     from jsonschema import Draft202012Validator, FormatChecker
 finally:
-    if _deferred and sys.modules.get(_GRAMMAR, ...) is None:
-        del sys.modules[_GRAMMAR]
+    for _module in _held:
+        if sys.modules.get(_module, ...) is None:
+            del sys.modules[_module]
 
 FORMATS = FormatChecker()
 """The formats JSON Schema 2020-12 defines, as jsonschema checks them."""
@@ -44,3 +49,22 @@ def _iri_check(rule: str) -> Any:
 for _name, _rule in (("iri", "iri"), ("iri-reference", "iri_reference")):
     if _name not in FORMATS.checkers:
         FORMATS.checks(_name)(_iri_check(_rule))
+
+
+def _duration(instance: object) -> bool:
+    """ISO 8601 durations, as jsonschema checks them (isoduration loaded at the first one)."""
+    if not isinstance(instance, str):
+        return True
+    try:
+        import isoduration  # type: ignore[import-untyped]
+    except ImportError:  # not installed: the format is not checked, as jsonschema does
+        return True
+    try:
+        isoduration.parse_duration(instance)
+    except isoduration.DurationParsingException:
+        return False
+    return instance.endswith(tuple("DMYWHMS"))  # (as jsonschema: isoduration accepts "P1")
+
+
+if "duration" not in FORMATS.checkers:
+    FORMATS.checks("duration")(_duration)

@@ -9,6 +9,7 @@ Imported first by the package, before anything imports jsonschema.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -33,15 +34,19 @@ FORMATS = FormatChecker()
 FORMATS.checkers = dict(Draft202012Validator.FORMAT_CHECKER.checkers)
 
 
+def _deferred_module(name: str) -> Any:
+    """The module called name, loaded now; None when it is not installed (then its format is
+    not checked, as jsonschema does)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
 def _iri_check(rule: str) -> Any:
     def check(instance: object) -> bool:
-        if not isinstance(instance, str):
-            return True
-        try:
-            from rfc3987_syntax import is_valid_syntax  # type: ignore[import-untyped]
-        except ImportError:  # not installed: the format is not checked, as jsonschema does
-            return True
-        return bool(is_valid_syntax(rule, instance))
+        grammar = _deferred_module(_GRAMMAR) if isinstance(instance, str) else None
+        return grammar is None or bool(grammar.is_valid_syntax(rule, instance))
 
     return check
 
@@ -53,17 +58,14 @@ for _name, _rule in (("iri", "iri"), ("iri-reference", "iri_reference")):
 
 def _duration(instance: object) -> bool:
     """ISO 8601 durations, as jsonschema checks them (isoduration loaded at the first one)."""
-    if not isinstance(instance, str):
+    parser = _deferred_module(_DURATION) if isinstance(instance, str) else None
+    if parser is None:
         return True
     try:
-        import isoduration  # type: ignore[import-untyped]
-    except ImportError:  # not installed: the format is not checked, as jsonschema does
-        return True
-    try:
-        isoduration.parse_duration(instance)
-    except isoduration.DurationParsingException:
+        parser.parse_duration(instance)
+    except parser.DurationParsingException:
         return False
-    return instance.endswith(tuple("DMYWHMS"))  # (as jsonschema: isoduration accepts "P1")
+    return str(instance).endswith(tuple("DMYWHMS"))  # (as jsonschema: isoduration takes "P1")
 
 
 if "duration" not in FORMATS.checkers:

@@ -28,16 +28,9 @@ from webmcp_harness.conformance.runner import Checker, CheckOptions, check_urls
 from webmcp_harness.session.browser import launch
 from webmcp_harness.testing.demo import serve_demo
 
+from .check_scale import _machine_busy
+
 PATHS = ["/", "/track", "/returns", "/cart", "/product?id=harbor-mug", "/checkout", "/order"]
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _busy() -> float:
-    """CPU seconds the machine has spent so far (every process, every core)."""
-    with open("/proc/stat", encoding="ascii") as stat:
-        fields = [int(x) for x in stat.readline().split()[1:]]
-    user, nice, system, _idle, _iowait, irq, softirq = fields[:7]
-    return (user + nice + system + irq + softirq) / _TICK
 
 
 async def _rounds(repeat: int) -> dict[str, list[tuple[float, float]]]:
@@ -65,9 +58,9 @@ async def _rounds(repeat: int) -> dict[str, list[tuple[float, float]]]:
                 await way()
             for _ in range(repeat):
                 for name, way in ways.items():
-                    cpu, wall = _busy(), time.perf_counter()
+                    cpu, wall = _machine_busy()[0], time.perf_counter()
                     findings = await way()
-                    found[name].append((time.perf_counter() - wall, _busy() - cpu))
+                    found[name].append((time.perf_counter() - wall, _machine_busy()[0] - cpu))
                     if findings:
                         raise SystemExit(f"{name}: {findings} findings on the demo (expected 0)")
             await browser.close()

@@ -77,7 +77,7 @@ class _Lane:
     changed: asyncio.Event = field(default_factory=asyncio.Event)  # set when the tools change
     fenced: bool = False  # drop page errors until the main frame commits the next document
     cookies: list[Any] = field(default_factory=list)  # the context's cookies as it began
-    origins: set[str] = field(default_factory=set)  # whose storage the pages may have written
+    origins: set[str] = field(default_factory=set)  # of every document loaded since the reset
 
 
 @dataclass
@@ -205,6 +205,9 @@ _FIND_FORM_JS = (
 _CLEAR_SESSION_JS = "() => { try { window.sessionStorage.clear(); } catch (e) {} }"
 
 
+_MAX_ORIGINS = 50  # origins whose storage a lane clears; past that it gets a new context
+
+
 def _origin_of(url: str) -> str:
     """scheme://host:port of an http(s) URL; "" for any other (about:blank, data:)."""
     parts = urlsplit(url)
@@ -286,7 +289,7 @@ class Visits(CheckerBase):
         lane.visit, lane.fenced = visit, lane.pages > 0  # (the last page's errors: not this one's)
         lane.pages += 1
 
-    async def _open_lane(self, lane: _Lane, browser: Browser) -> bool:
+    async def _open_lane(self, lane: _Lane, browser: Browser) -> None:
         """A new context, its page, and a session attached before anything loads; the page's
         events go to the lane's current visit."""
         options = self.options
@@ -312,8 +315,10 @@ class Visits(CheckerBase):
                     current.navigations += 1
                     current.moved.set()
 
-        def committed(frame: Frame) -> None:  # the visit's document replaced the last page's
-            if frame.parent_frame is None:
+        def committed(frame: Frame) -> None:  # a frame's new document: whose storage it has
+            if len(lane.origins) <= _MAX_ORIGINS:
+                lane.origins.add(_origin_of(frame.url))
+            if frame.parent_frame is None:  # the visit's, which replaced the last page's
                 lane.fenced = False
 
         def thrown(error: Any) -> None:  # uncaught, in any frame (out-of-process ones too)
@@ -344,7 +349,6 @@ class Visits(CheckerBase):
                 lane.changed.set()
 
         lane.session.on_change(tools_changed)
-        return True
 
     async def _reset(self, lane: _Lane) -> bool:
         """The lane's context as it began: no storage or session storage from the last page, its
@@ -352,8 +356,9 @@ class Visits(CheckerBase):
         page, context = lane.page, lane.context
         if page is None or context is None or page.is_closed() or lane.session is None:
             return False
-        origins = lane.origins | {_origin_of(f.url) for f in page.frames[:50]}
-        lane.origins = set()
+        origins, lane.origins = lane.origins, set()
+        if len(origins) > _MAX_ORIGINS:  # a new context forgets them all at once
+            return False
 
         async def reset() -> bool:
             for other in context.pages:  # windows the last page opened
@@ -519,8 +524,6 @@ class Visits(CheckerBase):
             known = {id(r) for r in visit.records}
             visit.records.extend(r for r in session.records if id(r) not in known)
             session.records.clear()  # (the lane's next page starts with none)
-        if lane.page is not None:
-            lane.origins |= {_origin_of(f.url) for f in lane.page.frames[:50]}
         lane.visit = None
         if not keep:
             await self._discard(lane)

@@ -18,8 +18,7 @@ __all__ = ["FORMATS"]
 _GRAMMAR = "rfc3987_syntax"
 _DURATION = "isoduration"  # (it imports arrow: a third of jsonschema's own import)
 _DEFERRED = (_GRAMMAR, _DURATION)
-_deferred = "jsonschema" not in sys.modules
-_held = [n for n in _DEFERRED if n not in sys.modules] if _deferred else []
+_held = [] if "jsonschema" in sys.modules else [n for n in _DEFERRED if n not in sys.modules]
 for _module in _held:
     sys.modules[_module] = None  # type: ignore[assignment]  # jsonschema skips what can't import
 try:

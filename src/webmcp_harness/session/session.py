@@ -289,7 +289,7 @@ class WebMCPSession:
             t0 = time.perf_counter()
             # Chromium may never answer an invokeTool sent while the frame is navigating: watch
             # for the interruption while the invocation is being started, too.
-            invoking = asyncio.ensure_future(self.backend.invoke(tool, args))
+            invoking = asyncio.ensure_future(self.backend.invoke(tool, args, on_start=watch.start))
             try:
                 await first((invoking, watch.interrupted), left(deadline))
             except asyncio.CancelledError:
@@ -320,6 +320,7 @@ class WebMCPSession:
                     )
                     return outcomes.interrupted(why)
                 return tool_error(ToolErrorCode.FAILED, f"The browser refused the call: {exc}")
+            watch.start()
             record.browser.invocation_id = inv.id
             record.timings["invokeMs"] = (time.perf_counter() - t0) * 1000
             return await self._await_answer(record, watch, inv, deadline, limit, confirm)

@@ -32,6 +32,9 @@ class CallWatch:
     unregisters itself and then answers, and Chromium delivers that answer. Only a tool
     `replaced` (registered again under its name, in its frame, after the removal and before the
     answer) changed mid-call; and a removed tool that never answers is one too (after a grace).
+
+    Changes the page reported before the tool started (`start`) came before the call: a tool
+    registered again then is simply the version the call reached.
     """
 
     def __init__(self, record: CallRecord, tool: Tool) -> None:
@@ -41,6 +44,16 @@ class CallWatch:
         self.removed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.replaced = False
         self.form_navigated = False  # a form that submits and navigates takes its tool with it
+        self.started = False
+        self._gone_before = False  # the tool was removed before the call, and not registered again
+
+    def start(self) -> None:
+        """The tool started in the page: from now on its removal is a change mid-call."""
+        if self.started:
+            return
+        self.started = True
+        if self._gone_before and not self.removed.done():
+            self.removed.set_result(None)
 
     def interrupt(self, why: str) -> None:
         if not self.interrupted.done():
@@ -50,13 +63,19 @@ class CallWatch:
         """Tools were added or removed: note the call's own tool going, or coming back."""
         key = (self.tool.frame_id, self.tool.name)
         if any((t.frame_id, t.name) == key for t in removed) and not self.form_navigated:
-            self.record.event("toolRemoved", name=self.tool.name, frameId=self.tool.frame_id)
-            if not self.removed.done():
-                self.removed.set_result(None)
+            if not self.started:
+                self.record.event("toolRemoved", name=self.tool.name, beforeStart=True)
+                self._gone_before = True
+            else:
+                self.record.event("toolRemoved", name=self.tool.name, frameId=self.tool.frame_id)
+                if not self.removed.done():
+                    self.removed.set_result(None)
         if added:
             self.record.event("toolsAdded", names=[t.name for t in added])
             back = any((t.frame_id, t.name) == key for t in added)
-            if back and self.removed.done() and not self.form_navigated:
+            if back and not self.started:
+                self._gone_before = False
+            elif back and self.removed.done() and not self.form_navigated:
                 self.replaced = True
                 self.record.event("toolReplaced", name=self.tool.name)
 

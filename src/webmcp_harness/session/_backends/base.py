@@ -58,8 +58,13 @@ class Backend(Protocol):
     async def sync(self) -> None:
         """Return once every event the page sent before has been handled."""
 
-    async def invoke(self, tool: Tool, args: dict[str, Any]) -> Invocation:
-        """Start a call; raise a BackendError subclass when it cannot start."""
+    async def invoke(
+        self, tool: Tool, args: dict[str, Any], *, on_start: Callable[[], None] | None = None
+    ) -> Invocation:
+        """Start a call; raise a BackendError subclass when it cannot start.
+
+        on_start() is called once the tool starts in the page, no later than this returns:
+        changes to the tool the page reported before then happened before the call."""
 
     async def close(self) -> None:
         """Stop watching the page and drop every listener added to it; never raises."""

@@ -89,10 +89,12 @@ class _Target:
         self.gone = False
         self.listeners: list[tuple[str, Callable[..., Any]]] = []
 
-    async def send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def send(
+        self, method: str, params: dict[str, Any], *, timeout: float = _SMALL_WAIT * 6
+    ) -> dict[str, Any]:
         if self.gone:
             raise TargetGoneError("the frame's session is gone")
-        return await asyncio.wait_for(self.cdp.send(method, params), _SMALL_WAIT * 6)
+        return await asyncio.wait_for(self.cdp.send(method, params), timeout)
 
     async def quiet_send(self, method: str, params: dict[str, Any]) -> None:
         """Send and forget the answer: bounded, never raises."""
@@ -108,10 +110,17 @@ class _Target:
 
 
 class _CdpInvocation:
-    def __init__(self, backend: CdpBackend, target: _Target, tool: Tool) -> None:
+    def __init__(
+        self,
+        backend: CdpBackend,
+        target: _Target,
+        tool: Tool,
+        on_start: Callable[[], None] | None = None,
+    ) -> None:
         loop = asyncio.get_running_loop()
         self.id = ""
         self.tool = tool
+        self.on_start = on_start
         self.answered: asyncio.Future[BrowserReport] = loop.create_future()
         self.waiting: asyncio.Future[None] | None = (
             None if tool.autosubmit else loop.create_future()
@@ -164,6 +173,7 @@ class CdpBackend:
         self._parents: dict[str, str | None] = {}
         self._pages: dict[object, tuple[Page, str]] = {}  # the page and popups -> main frame id
         self._pending: dict[str, _CdpInvocation] = {}
+        self._starting: dict[tuple[str, str], list[_CdpInvocation]] = {}  # sent, not yet answered
         self._early: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._early_invoked: OrderedDict[str, None] = OrderedDict()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -298,25 +308,35 @@ class CdpBackend:
     async def _scan_child_frames(self, target: _Target) -> None:
         """Tools that child frames registered before WebMCP.enable (which reports only the root's)."""
         frames = [f for f, t in self._owner.items() if t is target and f != target.root]
-        for frame_id in frames:
-            try:
-                world = await target.send(
-                    "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": "webmcp-harness"}
-                )
-                reply = await target.send(
-                    "Runtime.evaluate",
-                    {
-                        "contextId": world["executionContextId"],
-                        "expression": _OWN_TOOLS_JS,
-                        "awaitPromise": True,
-                        "returnByValue": True,
-                    },
-                )
-            except Exception:
-                continue
-            found = reply.get("result", {}).get("value") or []
-            tools = [dict(t, frameId=frame_id) for t in found if isinstance(t, dict)]
-            self._tools_added(target, {"tools": tools}, only_new=True)
+        await asyncio.gather(*(self._scan_frame(target, frame_id) for frame_id in frames))
+
+    async def _scan_frame(self, target: _Target, frame_id: str) -> None:
+        """One frame's own tools, read in an isolated world; bounded, as a frame that is being
+        replaced may never answer. Dropped if the frame moved on meanwhile (its events did)."""
+        url = self._frames.get(frame_id)
+        try:
+            world = await target.send(
+                "Page.createIsolatedWorld",
+                {"frameId": frame_id, "worldName": "webmcp-harness"},
+                timeout=_SMALL_WAIT,
+            )
+            reply = await target.send(
+                "Runtime.evaluate",
+                {
+                    "contextId": world["executionContextId"],
+                    "expression": _OWN_TOOLS_JS,
+                    "awaitPromise": True,
+                    "returnByValue": True,
+                },
+                timeout=_SMALL_WAIT,
+            )
+        except Exception:
+            return
+        if self._owner.get(frame_id) is not target or self._frames.get(frame_id) != url:
+            return
+        found = reply.get("result", {}).get("value") or []
+        tools = [dict(t, frameId=frame_id) for t in found if isinstance(t, dict)]
+        self._tools_added(target, {"tools": tools}, only_new=True)
 
     def _make_tool(self, raw: dict[str, Any]) -> Tool:
         schema = raw.get("inputSchema")
@@ -506,48 +526,58 @@ class CdpBackend:
                 task.add_done_callback(self._adopting.discard)
 
     async def _adopt(self, frame: Frame) -> None:
-        """Open a session for frame when it runs in a process of its own (and has none yet)."""
+        """Open a session for frame when it runs in a process of its own (and has none yet).
+
+        Only the session's opening holds the lock: the scan of its child frames may wait on a
+        frame that is being replaced, and must not hold back the adoption of other frames.
+        """
         async with self._adopt_lock:
-            if self._closed or _key(frame).is_detached():
-                return
-            old = self._by_frame.get(_key(frame))
-            if old is not None and not old.gone:
-                try:
-                    await asyncio.wait_for(old.cdp.send("Browser.getVersion", {}), _SMALL_WAIT)
-                    return  # same process: its own session saw the navigation
-                except Exception:
-                    pass
-            page = self._page_of_frame(frame)
-            if page is None:
-                return
-            try:
-                target = await self._attach(page, frame, is_page=False)
-            except Exception:
-                self._in_process.add(_key(frame))
-                return  # part of its parent's process: that target reports it
-            try:
-                await target.send("Page.enable", {})
-                await target.quiet_send("Inspector.enable", {})
-                tree = await target.send("Page.getFrameTree", {})
-            except Exception:
-                await self._detach(target)
-                return
-            root = tree["frameTree"]["frame"]["id"]
-            target.root = root
-            previous = old if old is not None else self._targets.get(root)
-            if previous is not None:
-                if not previous.gone:
-                    self._on_interrupt("navigated", root, {"url": self._frames.get(root, "")})
-                self._forget(previous)
-            self._drop_tools(self._subtree(root))
-            self._read_tree(target, tree["frameTree"])
-            self._targets[root] = target
-            self._by_frame[_key(frame)] = target
-            try:
-                await target.send("WebMCP.enable", {})
-            except Exception:
-                return
+            target = await self._open_frame_target(frame)
+        if target is not None:
             await self._scan_child_frames(target)
+
+    async def _open_frame_target(self, frame: Frame) -> _Target | None:
+        """The new, WebMCP-enabled session of an out-of-process frame; None if it needs none."""
+        if self._closed or _key(frame).is_detached():
+            return None
+        old = self._by_frame.get(_key(frame))
+        if old is not None and not old.gone:
+            try:
+                await asyncio.wait_for(old.cdp.send("Browser.getVersion", {}), _SMALL_WAIT)
+                return None  # same process: its own session saw the navigation
+            except Exception:
+                pass
+        page = self._page_of_frame(frame)
+        if page is None:
+            return None
+        try:
+            target = await self._attach(page, frame, is_page=False)
+        except Exception:
+            self._in_process.add(_key(frame))
+            return None  # part of its parent's process: that target reports it
+        try:
+            await target.send("Page.enable", {})
+            await target.quiet_send("Inspector.enable", {})
+            tree = await target.send("Page.getFrameTree", {})
+        except Exception:
+            await self._detach(target)
+            return None
+        root = tree["frameTree"]["frame"]["id"]
+        target.root = root
+        previous = old if old is not None else self._targets.get(root)
+        if previous is not None:
+            if not previous.gone:
+                self._on_interrupt("navigated", root, {"url": self._frames.get(root, "")})
+            self._forget(previous)
+        self._drop_tools(self._subtree(root))
+        self._read_tree(target, tree["frameTree"])
+        self._targets[root] = target
+        self._by_frame[_key(frame)] = target
+        try:
+            await target.send("WebMCP.enable", {})
+        except Exception:
+            return None
+        return target
 
     def _page_of_frame(self, frame: Frame) -> Page | None:
         known = self._pages.get(_key(_key(frame).page))
@@ -608,7 +638,9 @@ class CdpBackend:
         target.gone = True
 
     # -- calls -----------------------------------------------------------------------------
-    async def invoke(self, tool: Tool, args: dict[str, Any]) -> _CdpInvocation:
+    async def invoke(
+        self, tool: Tool, args: dict[str, Any], *, on_start: Callable[[], None] | None = None
+    ) -> _CdpInvocation:
         if self._closed:
             raise TargetGoneError("the session is closed")
         if self._ended:
@@ -616,8 +648,10 @@ class CdpBackend:
         target = self._owner.get(tool.frame_id)
         if target is None or target.gone:
             raise TargetGoneError(f"the frame of {tool.name} is gone")
-        inv = _CdpInvocation(self, target, tool)
+        inv = _CdpInvocation(self, target, tool, on_start)
         params = {"frameId": tool.frame_id, "toolName": tool.name, "input": args}
+        key = (tool.frame_id, tool.name)
+        self._starting.setdefault(key, []).append(inv)
         try:
             # Not bounded here: the session races this against the call's deadline and the
             # page's interruptions (and a wait_for task would cost every call loop turns).
@@ -629,6 +663,12 @@ class CdpBackend:
             if message.strip() == _TOOL_NOT_FOUND:
                 raise ToolNotFoundError(message) from exc
             raise CallRefusedError(message) from exc
+        finally:
+            starting = self._starting.get(key, [])
+            with contextlib.suppress(ValueError):
+                starting.remove(inv)
+            if not starting:
+                self._starting.pop(key, None)
         inv.id = str(reply["invocationId"])
         self._pending[inv.id] = inv
         early = self._early.pop(inv.id, None)
@@ -639,10 +679,18 @@ class CdpBackend:
         return inv
 
     def _tool_invoked(self, params: dict[str, Any]) -> None:
+        """The tool began to run. Its session sends this after every tools event that came
+        before the call, so this is where changes to the tool start to count as mid-call."""
+        key = (str(params.get("frameId", "")), str(params.get("toolName", "")))
+        for sent in self._starting.get(key, []):
+            if sent.on_start is not None:
+                sent.on_start()
         inv = self._pending.get(params.get("invocationId", ""))
         if inv is None:
             _remember(self._early_invoked, params.get("invocationId", ""), None)
             return
+        if inv.on_start is not None:
+            inv.on_start()
         inv.invoked()
 
     def _tool_responded(self, params: dict[str, Any]) -> None:

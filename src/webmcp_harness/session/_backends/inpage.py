@@ -17,6 +17,7 @@ import contextlib
 import json
 import logging
 import uuid
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
@@ -304,8 +305,12 @@ class InPageBackend:
                 tools.extend(self._tools.get(fid, {}).values())
         return tools
 
-    async def invoke(self, tool: Tool, args: dict[str, Any]) -> InPageInvocation:
-        """Start `tool` in its frame; raise BackendError when the page refuses at once."""
+    async def invoke(
+        self, tool: Tool, args: dict[str, Any], *, on_start: Callable[[], None] | None = None
+    ) -> InPageInvocation:
+        """Start `tool` in its frame; raise BackendError when the page refuses at once.
+
+        on_start is called once the page has taken the call (when this returns)."""
         if self._closed:
             raise TargetGoneError("the in-page backend is closed")
         if self._gone:
@@ -335,6 +340,8 @@ class InPageBackend:
             self._tokens[tool.frame_id] = token
         invocation = InPageInvocation(self, id_, frame, tool, token)
         self._invocations[id_] = invocation
+        if on_start is not None:
+            on_start()
         self._spawn(invocation._wait())
         if invocation.waiting is not None:
             self._spawn(invocation._watch_form())

@@ -1,30 +1,34 @@
-"""Test and script web pages that expose tools to AI agents through WebMCP, in a real browser."""
+"""Test and script web pages that expose tools to AI agents through WebMCP, in a real browser.
+
+The names below load on first use: `import webmcp_harness` is quick, and the command line
+starts the browser while the rest loads.
+"""
 
 from __future__ import annotations
 
-from .core import _formats  # noqa: F401  # first: before anything imports jsonschema
-from .core.errors import Error, WebToolError
-from .core.records import CallRecord, Tool
-from .core.results import (
-    RETRYABLE,
-    ToolErrorCode,
-    ToolResult,
-    error_result,
-    error_text,
-    is_abort_error,
-    is_error_text,
-    to_tool_result,
-    tool_error,
-    tool_error_code,
-)
-from .session import WebMCPSession
-from .session.browser import find_browser, launch, launch_args
-from .session.probe import (  # the shim first, so `webmcp_harness.probe` stays the function
-    PageProbe,
-    probe,
-)
-from .testing.assertions import expect
-from .testing.demo import DemoServer, serve_demo, serve_folder
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .core.errors import Error, WebToolError
+    from .core.records import CallRecord, Tool
+    from .core.results import (
+        RETRYABLE,
+        ToolErrorCode,
+        ToolResult,
+        error_result,
+        error_text,
+        is_abort_error,
+        is_error_text,
+        to_tool_result,
+        tool_error,
+        tool_error_code,
+    )
+    from .session import WebMCPSession
+    from .session.browser import find_browser, launch, launch_args
+    from .session.probe import PageProbe, probe
+    from .testing.assertions import expect
+    from .testing.demo import DemoServer, serve_demo, serve_folder
 
 # One name a line, so adding an export is adding a line.
 __all__ = [
@@ -53,3 +57,41 @@ __all__ = [
     "tool_error",
     "tool_error_code",
 ]
+
+
+_HOMES = {
+    ".core.errors": ("Error", "WebToolError"),
+    ".core.records": ("CallRecord", "Tool"),
+    ".core.results": (
+        "RETRYABLE",
+        "ToolErrorCode",
+        "ToolResult",
+        "error_result",
+        "error_text",
+        "is_abort_error",
+        "is_error_text",
+        "to_tool_result",
+        "tool_error",
+        "tool_error_code",
+    ),
+    ".session": ("WebMCPSession",),
+    ".session.browser": ("find_browser", "launch", "launch_args"),
+    ".session.probe": ("PageProbe", "probe"),
+    ".testing.assertions": ("expect",),
+    ".testing.demo": ("DemoServer", "serve_demo", "serve_folder"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of `__all__` from its module, loaded now (`probe` is the function, not the module)."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -13,11 +15,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
 
-from ..conformance.config import ConfigError, PageConfig, load_config
-from ..conformance.reports import CheckReport, write_html, write_json, write_junit
-from ..conformance.runner import CallMode, CheckOptions, Progress, check_urls
 from . import common
-from .summary import print_summary
+
+if TYPE_CHECKING:
+    from ..conformance.config import PageConfig
+    from ..conformance.reports import CheckReport
+    from ..conformance.runner import CallMode, Progress
 
 __all__ = ["check"]
 
@@ -26,6 +29,18 @@ DEMO_PER_PATH = 1  # ...one page per path (its product pages all offer the same 
 # Each worker's context is a renderer process: past the CPUs + 1, they only wait for each other
 # (2 cores: 3 workers checked the demo in 0.83x the time of 4, and a 20-page crawl in 0.94x).
 DEFAULT_WORKERS = min(4, (os.cpu_count() or 1) + 1)
+# The checking code: loaded in a thread while the browser starts (a quarter of a bare check's
+# start-up otherwise), after the main thread has loaded what starting the browser runs.
+_CHECKER = (
+    "webmcp_harness.conformance.runner",
+    "webmcp_harness.conformance.reports",
+    "webmcp_harness.cli.summary",
+)
+
+
+def _load_checker() -> None:
+    for name in _CHECKER:
+        importlib.import_module(name)
 
 
 def _report_path(value: str | None, option: str) -> str | None:
@@ -215,35 +230,48 @@ def check(
     html_path = _report_path(html_path, "--html")
     pages = _config(config_path)
     demo = not urls
-    options = CheckOptions(
-        timeout=browser.timeout,
-        call=call_mode,
-        explore=explore,
-        allow_no_tools=allow_no_tools,
-        pages=pages,
-        crawl=crawl if crawl is not None else (DEMO_CRAWL if demo else 0),
-        workers=workers,
-        strict=strict,
-        max_pages=max_pages,
-        max_per_path=max_per_path if max_per_path is not None or not demo else DEMO_PER_PATH,
-        backend=browser.backend,  # type: ignore[arg-type]
-        screenshots=html_path is not None,
-    )
+    settings: dict[str, Any] = {
+        "timeout": browser.timeout,
+        "call": call_mode,
+        "explore": explore,
+        "allow_no_tools": allow_no_tools,
+        "pages": pages,
+        "crawl": crawl if crawl is not None else (DEMO_CRAWL if demo else 0),
+        "workers": workers,
+        "strict": strict,
+        "max_pages": max_pages,
+        "max_per_path": max_per_path if max_per_path is not None or not demo else DEMO_PER_PATH,
+        "backend": browser.backend,
+        "screenshots": html_path is not None,
+    }
     summary_console = _summary_console(stderr=as_json)
 
     async def body(targets: list[str]) -> CheckReport:
+        common.load_browser_code()
+        loading = asyncio.get_running_loop().run_in_executor(None, _load_checker)
+
+        async def check_in(opened: Any, **grid: Any) -> CheckReport:
+            await loading
+            from ..conformance.runner import CheckOptions, check_urls
+
+            options = CheckOptions(**settings)
+            return await check_urls(
+                opened, targets, options, on_progress=display, stream=True, **grid
+            )
+
         with _Display(common.err) as display:
             if len(endpoints) > 1:
-                async with common.open_browsers(browser, endpoints) as grid:
-                    return await check_urls(
-                        grid, targets, options, on_progress=display, names=endpoints, stream=True
-                    )
+                async with common.open_browsers(browser, endpoints) as browsers:
+                    return await check_in(browsers, names=endpoints)
             async with common.open_browser(browser) as opened:
-                return await check_urls(opened, targets, options, on_progress=display, stream=True)
+                return await check_in(opened)
 
     with common.demo_or(None if demo else urls[0]) as first:
         targets = [first.rstrip("/") + "/"] if demo else list(urls)
         report = common.run(body(targets))
+    from ..conformance.reports import write_html, write_json, write_junit
+    from .summary import print_summary
+
     if demo:
         report.options["demo"] = True
     try:
@@ -269,6 +297,8 @@ def _config(path: str | None) -> PageConfig | None:
     """The --config file's page rules (a usage error, before anything starts, if it is wrong)."""
     if path is None:
         return None
+    from ..conformance.config import ConfigError, load_config
+
     try:
         return load_config(path)
     except ConfigError as exc:

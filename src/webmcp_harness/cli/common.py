@@ -16,7 +16,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 from urllib.parse import urlparse
 
 import click
@@ -24,8 +24,11 @@ from rich.console import Console
 
 from ..core.errors import Error, UsageError, WebMCPUnavailableError
 from ..core.text import safe_text, write_json
-from ..session import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT, WebMCPSession
+from ..session.limits import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT
 from .text import cell, markup
+
+if TYPE_CHECKING:
+    from ..session import WebMCPSession
 
 __all__ = [
     "EXIT_FAILED",
@@ -245,6 +248,14 @@ def check_url(url: str, param_hint: str = "URL") -> str:
     return url
 
 
+def load_browser_code() -> None:
+    """Load what opening a browser runs, now: `check` loads its checking code in a thread while
+    the browser starts, and the two threads must not import the same modules at once."""
+    import playwright.async_api  # noqa: F401
+
+    from ..session import browser  # noqa: F401
+
+
 @contextlib.asynccontextmanager
 async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
     """A browser from the options: launched, or connected to."""
@@ -316,6 +327,8 @@ async def open_browsers(options: BrowserOptions, endpoints: list[str]) -> AsyncI
 @contextlib.asynccontextmanager
 async def open_page(url: str, options: BrowserOptions) -> AsyncIterator[WebMCPSession]:
     """A session on a new page at url (attached before navigating, so no tool is missed)."""
+    from ..session import WebMCPSession
+
     async with open_browser(options) as browser:
         context = await browser.new_context()
         page = await context.new_page()

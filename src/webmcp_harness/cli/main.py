@@ -12,9 +12,7 @@ from rich.console import Group
 from rich.text import Text
 
 from ..core.results import ToolErrorCode, tool_error, tool_error_code
-from ..core.schema import validate_args
 from ..core.text import dumps
-from .check import check
 from .common import (
     browser_options,
     check_url,
@@ -37,6 +35,7 @@ class _Commands(click.Group):
     """The commands, those of other modules loaded when asked for (each start stays quick)."""
 
     LAZY: dict[str, tuple[str, str]] = {  # noqa: RUF012 (read only)
+        "check": ("webmcp_harness.cli.check", "check"),
         "run": ("webmcp_harness.cli.run", "run_script"),
         "replay": ("webmcp_harness.cli.run", "replay"),
         "serve": ("webmcp_harness.cli.serve", "serve"),
@@ -212,6 +211,8 @@ def call(
 
     async def body() -> tuple[dict[str, Any], dict[str, Any]]:
         if args is None:  # the API's None means "no arguments"; JSON null is not an object
+            from ..core.schema import validate_args
+
             return dict(
                 tool_error(ToolErrorCode.INVALID_INPUT, validate_args(None, None) or "")
             ), {}
@@ -328,6 +329,3 @@ def browser_server(
         pass
     finally:
         node.stop()
-
-
-main.add_command(check)

@@ -8,6 +8,9 @@ a `CheckReport` goes to the JSON, JUnit XML, HTML and terminal writers.
 
 from __future__ import annotations
 
+from ..core import _formats  # noqa: F401  # first: before a module here imports jsonschema
+
+# isort: split
 from .behaviour import BEHAVIOUR_CHECKS, check_call
 from .config import ConfigError, PageConfig, PageRule, load_config
 from .findings import CHECKS, Check, Collector, Finding, Severity, Target, checks, get_check

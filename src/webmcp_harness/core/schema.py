@@ -26,13 +26,14 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, Final, NoReturn
 
+from ._formats import FORMATS  # first: it holds back jsonschema's slow format modules
+
+# isort: split
 import regex  # type: ignore[import-untyped]
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 from referencing import Registry
 from referencing.exceptions import Unresolvable
-
-from ._formats import FORMATS
 
 __all__ = [
     "MAX_ARGS_DEPTH",

@@ -25,6 +25,7 @@ from ._backends.base import (
 )
 from ._backends.sources import SourceFilter, Sources
 from ._pw import as_async
+from .limits import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT
 from .watch import INTERRUPTIONS, CallWatch, bounded, first, left
 
 if TYPE_CHECKING:
@@ -33,11 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT", "WebMCPSession", "live_sessions"]
 
-DEFAULT_TIMEOUT = 30.0
-DEFAULT_SETTLE = 0.25
-"""Seconds the tool list must have been quiet before `tools()` answers."""
-EMPTY_WAIT = 2.5
-"""Seconds `tools()` waits for a first tool while the page has none (bounded by the timeout)."""
 BackendChoice = SourceFilter
 _REMOVAL_GRACE = 0.5  # after a tool is removed mid-call, how long to wait for its last answer
 _CANCEL_WAIT = 2.0  # how long cancelling in the page may take after a timeout

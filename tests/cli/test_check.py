@@ -428,6 +428,7 @@ def test_a_tool_that_blocks_the_main_thread_is_reported_and_the_page_reloaded(
     calls = calls_of(report, url)
     assert calls[0] == ("spin_forever", "timeout"), messages(report, url)
     assert ("get_weather", None) in calls, messages(report, url)  # on a fresh page after it
+    assert [t for t, _ in calls].count("spin_forever") == 1, messages(report, url)
 
 
 def test_a_tool_that_crashes_the_renderer_is_reported_and_the_rest_still_checked(
@@ -437,6 +438,8 @@ def test_a_tool_that_crashes_the_renderer_is_reported_and_the_rest_still_checked
     calls = calls_of(report, url)
     assert calls[0] == ("crash_page", "interrupted"), messages(report, url)
     assert ("get_weather", None) in calls, messages(report, url)
+    # The page opened again after the crash has the same tools: exploring does not call them anew.
+    assert sorted(t for t, _ in calls) == ["crash_page", "get_weather", "get_weather"]
 
 
 def test_ten_thousand_tools_are_listed_and_not_all_called(runs: Runs, pages_url: str) -> None:

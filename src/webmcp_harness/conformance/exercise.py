@@ -83,6 +83,33 @@ _MAX_HANGS = 3  # tools that did not answer before the rest of a page is skipped
 _CHUNK = 20
 
 
+class _Known:
+    """The tools a page's exploration has seen: by frame id, and by name and place (the page
+    itself, or an iframe's URL). A tool seen in that place before is not new in a new document:
+    the page reloaded after a crash, or a call navigated away and back."""
+
+    def __init__(self, page: str, tools: list[Tool]) -> None:
+        self.page = page
+        self.ids: set[tuple[str, str]] = set()
+        self.places: set[tuple[str, str]] = set()
+        for tool in tools:
+            self.add(tool)
+
+    @property
+    def count(self) -> int:
+        return len(self.places)
+
+    def _place(self, tool: Tool) -> tuple[str, str]:
+        return (frame_of(tool, self.page) or "", tool.name)
+
+    def has(self, tool: Tool) -> bool:
+        return (tool.frame_id, tool.name) in self.ids or self._place(tool) in self.places
+
+    def add(self, tool: Tool) -> None:
+        self.ids.add((tool.frame_id, tool.name))
+        self.places.add(self._place(tool))
+
+
 class Exercises(CheckerBase):
     """The exercise's part of the checker: a page's tools called and judged."""
 
@@ -100,7 +127,7 @@ class Exercises(CheckerBase):
         called = 0
         stop: str | None = None
         queue = [(tool, 0) for tool in tools]
-        known = {(t.frame_id, t.name) for t in tools}
+        known = _Known(visit.url, tools)
         index = 0
         while index < len(queue):
             tool, depth = queue[index]
@@ -126,27 +153,25 @@ class Exercises(CheckerBase):
                     col.skip(check_id, str(gone), tool.name, frame)
             if stop is None and visit.hangs >= _MAX_HANGS:
                 stop = f"{visit.hangs} tools did not answer; the rest were not called"
-            if stop is None and depth < self.options.explore and len(known) < _MAX_EXPLORED:
+            if stop is None and depth < self.options.explore and known.count < _MAX_EXPLORED:
                 for found in await self._new_tools(visit, tool, known):
                     queue.append((found, depth + 1))
         # A navigation the last call set off after answering (it never meets a next call).
         if called and stop is None and visit.last_call and await self._navigated_late(visit):
             await self._late_navigation(visit, reload=False)
 
-    async def _new_tools(
-        self, visit: _Visit, after: Tool, known: set[tuple[str, str]]
-    ) -> list[Tool]:
+    async def _new_tools(self, visit: _Visit, after: Tool, known: _Known) -> list[Tool]:
         """Tools that appeared after calling `after` (explore): statically checked, each finding
         saying which call led to it; returned to be called in turn."""
         listed = await self._tools(visit) if visit.session is not None else None
-        fresh = [t for t in listed or [] if (t.frame_id, t.name) not in known]
-        fresh = fresh[: max(0, _MAX_EXPLORED - len(known))]
+        fresh = [t for t in listed or [] if not known.has(t)]
+        fresh = fresh[: max(0, _MAX_EXPLORED - known.count)]
         if not fresh:
             return []
         record = visit.last_call[1] if visit.last_call is not None else None
         led_by = f"call #{record.id} of {excerpt(after.name, 60)}" if record else after.name
         for tool in fresh:
-            known.add((tool.frame_id, tool.name))
+            known.add(tool)
             visit.led_by[(tool.name, frame_of(tool, visit.url) or "")] = led_by
         forms = any(t.declarative for t in fresh)
         static = await self._static_checks(visit, fresh, tool_forms=forms, explored=True)

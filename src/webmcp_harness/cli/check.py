@@ -20,7 +20,7 @@ from . import common
 if TYPE_CHECKING:
     from ..conformance.config import PageConfig
     from ..conformance.reports import CheckReport
-    from ..conformance.runner import CallMode, Progress
+    from ..conformance.runner import CallMode, CheckOptions, Progress
 
 __all__ = ["check"]
 
@@ -230,20 +230,26 @@ def check(
     html_path = _report_path(html_path, "--html")
     pages = _config(config_path)
     demo = not urls
-    settings: dict[str, Any] = {
-        "timeout": browser.timeout,
-        "call": call_mode,
-        "explore": explore,
-        "allow_no_tools": allow_no_tools,
-        "pages": pages,
-        "crawl": crawl if crawl is not None else (DEMO_CRAWL if demo else 0),
-        "workers": workers,
-        "strict": strict,
-        "max_pages": max_pages,
-        "max_per_path": max_per_path if max_per_path is not None or not demo else DEMO_PER_PATH,
-        "backend": browser.backend,
-        "screenshots": html_path is not None,
-    }
+
+    def make_options() -> CheckOptions:
+        """The run's options, made once the checking code has loaded."""
+        from ..conformance.runner import CheckOptions
+
+        return CheckOptions(
+            timeout=browser.timeout,
+            call=call_mode,
+            explore=explore,
+            allow_no_tools=allow_no_tools,
+            pages=pages,
+            crawl=crawl if crawl is not None else (DEMO_CRAWL if demo else 0),
+            workers=workers,
+            strict=strict,
+            max_pages=max_pages,
+            max_per_path=max_per_path if max_per_path is not None or not demo else DEMO_PER_PATH,
+            backend=browser.backend,  # type: ignore[arg-type]
+            screenshots=html_path is not None,
+        )
+
     summary_console = _summary_console(stderr=as_json)
 
     async def body(targets: list[str]) -> CheckReport:
@@ -252,11 +258,10 @@ def check(
 
         async def check_in(opened: Any, **grid: Any) -> CheckReport:
             await loading
-            from ..conformance.runner import CheckOptions, check_urls
+            from ..conformance.runner import check_urls
 
-            options = CheckOptions(**settings)
             return await check_urls(
-                opened, targets, options, on_progress=display, stream=True, **grid
+                opened, targets, make_options(), on_progress=display, stream=True, **grid
             )
 
         with _Display(common.err) as display:

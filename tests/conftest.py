@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import functools
 import http.server
+import os
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +16,25 @@ from typing import ClassVar
 import pytest
 
 PAGES = Path(__file__).parent / "pages"
+
+
+def _bytecode_outside_the_tree() -> None:
+    """Let the Python processes the suite starts keep their bytecode, outside the tree.
+
+    With PYTHONDONTWRITEBYTECODE set, each of them (pytester's runs, the CLI's, the docs'
+    commands, the xdist workers: some 150 a suite) compiled the package again, and each pytest
+    run rewrote the asserts of every module of its plugins again: 0.8 s of CPU more per inner
+    pytest run. Their bytecode goes under PYTHONPYCACHEPREFIX instead (a folder of the temporary
+    directory, kept between runs), so nothing is written beside the sources still.
+    """
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    cache = Path(tempfile.gettempdir()) / f"webmcp-harness-tests-pycache-{os.getuid()}"
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(cache))
+
+
+_bytecode_outside_the_tree()  # at import: before xdist starts its workers
 pytest_plugins = [
     "grid_servers",  # browser servers (run-server, the node) for the grid tests
     "pytester",  # overridden below
@@ -37,25 +58,32 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 # when a file grows, or a long file that starts late keeps one worker busy after the other ends.
 LONGEST_FIRST = (
     "test_plugin.py",
-    "test_differential.py",
     "test_cli.py",
-    "test_polyfill.py",
+    "test_differential.py",
     "test_hostile.py",
-    "test_check.py",
-    "test_grid.py",
-    "test_grid_check.py",
-    "test_docs.py",
-    "test_gateway.py",
-    "test_demo_scenarios.py",
-    "test_coverage.py",
-    "test_demo_site.py",
-    "test_snapshots.py",
     "test_mcp_server.py",
-    "test_run.py",
+    "test_docs.py",
+    "test_check.py",
+    "test_polyfill.py",
+    "test_grid.py",
     "test_session.py",
+    "test_grid_check.py",
     "test_inpage.py",
+    "test_gateway.py",
     "test_sources.py",
+    "test_demo_site.py",
+    "test_doors.py",
+    "test_snapshots.py",
+    "test_coverage.py",
+    "test_run.py",
+    "test_demo_scenarios.py",
+    "test_schema_formats.py",
     "test_targets.py",
+    "test_grid_plugin.py",
+    "test_readme_example.py",
+    "test_declarative.py",
+    "test_coding.py",
+    "test_faults.py",
 )
 
 

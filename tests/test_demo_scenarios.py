@@ -48,7 +48,7 @@ def test_the_cli_call_prints_a_demo_scenarios_coded_result(webmcp_demo_url: str)
             '{"email": "ada@example.com"}',
             "--json",
             "--timeout",
-            "10",
+            "2",  # no place_order on /: `call` waits up to min(--timeout, 5 s) for it
         ],
         capture_output=True,
         text=True,

@@ -322,7 +322,8 @@ def test_content_that_is_not_a_list_of_parts_does_not_crash_the_output(
 
 
 def test_markup_in_a_url_or_tool_name_on_the_command_line_does_not_crash(hostile_url: str) -> None:
-    done = cli("call", f"{hostile_url}/text.html?x=[/]", "[/][link=x]")
+    # --timeout 2: `call` waits up to min(--timeout, 5 s) for a tool that never comes.
+    done = cli("call", f"{hostile_url}/text.html?x=[/]", "[/][link=x]", "--timeout", "2")
     assert done.returncode == 0
     assert "unavailable" in clean(done.stderr)
     done = cli("tools", f"{hostile_url}/text.html?x=[/]")

@@ -176,7 +176,15 @@ def test_call_says_it_is_waiting_for_a_tool_that_is_not_there_yet(webmcp_demo_ur
 
 
 def test_call_json_is_one_document_and_a_coded_failure_exits_0(webmcp_demo_url: str) -> None:
-    ran = harness("call", f"{webmcp_demo_url}/", "place_order", '{"email": "a@b.c"}', "--json")
+    ran = harness(  # no place_order on /: --timeout 2 bounds the wait for it (5 s by default)
+        "call",
+        f"{webmcp_demo_url}/",
+        "place_order",
+        '{"email": "a@b.c"}',
+        "--json",
+        "--timeout",
+        "2",
+    )
     assert ran.code == EXIT_OK, ran.err
     result = one_json_document(ran.out)
     assert isinstance(result, dict)

@@ -57,9 +57,13 @@ from .session._pw import is_sync
 from .session.browser import (
     BROWSER_ENV,
     NO_WEBMCP_REMOTE,
+    PLAYWRIGHT_DISABLED,
+    PLAYWRIGHT_ENABLED,
+    UI_FEATURES_OFF,
     WEBMCP_FEATURES,
     find_browser,
     launch_args,
+    merge_features,
 )
 from .session.sync import WebMCPSession, _run
 from .testing.coverage import Coverage
@@ -341,25 +345,13 @@ def _connect_options(fixturedef: pytest.FixtureDef[Any], config: pytest.Config, 
 
 
 def _add_webmcp(options: dict[str, Any], browser_path: str | None, *, remote: bool = False) -> None:
-    args = [str(a) for a in options.get("args") or []]
-
-    def listed(switch: str) -> list[int]:
-        return [i for i, a in enumerate(args) if a.startswith(f"--{switch}-features=")]
-
-    def features(i: int) -> list[str]:
-        return [f for f in args[i].split("=", 1)[1].split(",") if f]
-
-    disabled = {f for i in listed("disable") for f in features(i)}  # the user's wish stands
-    wanted = [f for f in WEBMCP_FEATURES.split(",") if f not in disabled]
-    enabled = listed("enable")
-    if enabled:  # Chromium reads only the last one: merge into it
-        have = features(enabled[-1])
-        args[enabled[-1]] = "--enable-features=" + ",".join(
-            have + [f for f in wanted if f not in have]
-        )
-    elif wanted:
-        args.append("--enable-features=" + ",".join(wanted))
-    args += [a for a in launch_args(webmcp=False) if a not in args]
+    given = [str(a) for a in options.get("args") or []]
+    args = merge_features(
+        given,
+        enable=[*PLAYWRIGHT_ENABLED, *WEBMCP_FEATURES.split(",")],
+        disable=[*PLAYWRIGHT_DISABLED, *UI_FEATURES_OFF],
+    )
+    args += [a for a in launch_args(webmcp=False) if "-features=" not in a and a not in args]
     options["args"] = args
     if remote:  # a path on this machine means nothing to a browser server
         return

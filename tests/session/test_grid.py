@@ -75,7 +75,10 @@ def test_a_tool_is_called_through_a_remote_browser(
 
 def test_the_launch_options_sent_to_a_server_turn_webmcp_on() -> None:
     options = launch_options()
-    assert any("--enable-features=WebMCP" in arg for arg in options["args"])  # type: ignore[union-attr]
+    args = [str(a) for a in options["args"]]  # type: ignore[attr-defined]
+    enabled = [a.split("=", 1)[1].split(",") for a in args if a.startswith("--enable-features=")]
+    assert len(enabled) == 1
+    assert {"WebMCP", "WebMCPTesting", "DevToolsWebMCPSupport"} <= set(enabled[0])
     assert "executablePath" not in options
 
 

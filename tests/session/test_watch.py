@@ -31,8 +31,8 @@ def test_a_tool_registered_again_before_it_started_is_the_version_the_call_reach
     watch = asyncio.run(scenario())
     assert not watch.removed.done()
     assert not watch.replaced
-    assert [e.type for e in watch.record.events] == ["toolRemoved", "toolsAdded"]
-    assert watch.record.events[0].detail["beforeStart"] is True
+    assert [e.type for e in watch.record.events] == ["toolRemovedBeforeStart", "toolsAdded"]
+    assert watch.record.events[0].detail == {"name": "subscribe", "frameId": "F1"}
 
 
 def test_a_tool_removed_before_it_started_and_not_back_counts_as_removed() -> None:

@@ -63,8 +63,10 @@ class CallWatch:
         """Tools were added or removed: note the call's own tool going, or coming back."""
         key = (self.tool.frame_id, self.tool.name)
         if any((t.frame_id, t.name) == key for t in removed) and not self.form_navigated:
-            if not self.started:
-                self.record.event("toolRemoved", name=self.tool.name, beforeStart=True)
+            if not self.started:  # its own event: readers of toolRemoved take it as mid-call
+                self.record.event(
+                    "toolRemovedBeforeStart", name=self.tool.name, frameId=self.tool.frame_id
+                )
                 self._gone_before = True
             else:
                 self.record.event("toolRemoved", name=self.tool.name, frameId=self.tool.frame_id)

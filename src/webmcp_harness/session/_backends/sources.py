@@ -129,11 +129,10 @@ class Sources:
         self, tool: Tool, args: dict[str, Any], *, on_start: Callable[[], None] | None = None
     ) -> Invocation:
         """Start tool on its own source."""
-        if tool.backend == "cdp" and self.cdp is not None:
-            return await self.cdp.invoke(tool, args, on_start=on_start)
-        if tool.backend != "cdp" and self.inpage is not None:
-            return await self.inpage.invoke(tool, args, on_start=on_start)
-        raise CallRefusedError(f"the {tool.backend} source of {tool.name} is not open")
+        source: Backend | None = self.cdp if tool.backend == "cdp" else self.inpage
+        if source is None:
+            raise CallRefusedError(f"the {tool.backend} source of {tool.name} is not open")
+        return await source.invoke(tool, args, on_start=on_start)
 
     async def on_form(self, tool: Tool, function: str) -> Any:
         """Run function with `this` = a native declarative tool's <form>; None when it cannot."""

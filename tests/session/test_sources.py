@@ -209,6 +209,19 @@ async def test_a_tool_registered_100_ms_after_load_is_listed(
         await page.context.close()
 
 
+async def test_a_tool_registered_100_ms_after_a_slow_load_is_listed(
+    browsers: dict[bool, Browser], site: str
+) -> None:
+    # The list is quiet for 0.6 s before the load: settling counts from the load, not the first tool.
+    page = await _page(browsers, True)
+    try:
+        async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+            await page.goto(f"{site}/late-slow-load.html", wait_until="load")
+            assert sorted(t.name for t in await session.tools()) == ["first", "soon"]
+    finally:
+        await page.context.close()
+
+
 @pytest.mark.parametrize(
     ("via", "flag"),
     [("native", True), ("navigator", True), ("navigator", False)],

@@ -72,7 +72,7 @@ class WebMCPSession:
         self._gone: str | None = None
         self._open_calls: dict[int, Invocation] = {}
         self._no_webmcp = False  # the page was probed and has no WebMCP at all
-        self._changed_at = time.monotonic()  # when the tool list last changed
+        self._changed_at = time.monotonic()  # when the tool list, or the page's load, last changed
         self._change = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._validators: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, validator)
@@ -97,6 +97,8 @@ class WebMCPSession:
         sources = Sources(async_page, backend)
         session = cls(async_page, sources, timeout=timeout, confirm=confirm)
         await _open(sources, session, max(timeout, _ATTACH_WAIT))
+        async_page.on("domcontentloaded", session._on_load)
+        async_page.on("load", session._on_load)
         return session
 
     async def close(self) -> None:
@@ -104,6 +106,8 @@ class WebMCPSession:
         if self._closed:
             return
         self._closed = True
+        self.page.remove_listener("domcontentloaded", self._on_load)
+        self.page.remove_listener("load", self._on_load)
         for watch in list(self._watches):
             watch.interrupt("the session was closed")
         await self.backend.close()
@@ -118,10 +122,10 @@ class WebMCPSession:
     async def tools(self, *, settle: float | None = None) -> list[Tool]:
         """Every tool in the page and its frames, once the list has settled.
 
-        Answers when no tool has been added or removed for `settle` seconds (default
-        DEFAULT_SETTLE); while the page has no tool at all, waits up to EMPTY_WAIT (or `settle`,
-        if longer) for a first one. Never longer than the session's timeout. `settle=0` lists
-        at once.
+        Answers when no tool has been added or removed, and the page has not loaded, for `settle`
+        seconds (default DEFAULT_SETTLE); while the page has no tool at all, waits up to
+        EMPTY_WAIT (or `settle`, if longer) for a first one. Never longer than the session's
+        timeout. `settle=0` lists at once.
         """
         self._check_open()
         quiet = DEFAULT_SETTLE if settle is None else _check_settle(settle)
@@ -147,6 +151,12 @@ class WebMCPSession:
         """The tool list changed: settling starts again."""
         self._changed_at = time.monotonic()
         self._change.set()
+
+    def _on_load(self, _page: Page) -> None:
+        """The page's document loaded: pages register tools in their load handlers, so settling
+        starts again (a tool registered 100 ms after load is not missed for having come after a
+        slow load)."""
+        self._note_change()
 
     async def wait_for_tool(self, name: str, *, timeout: float | None = None) -> Tool | None:
         """The tool called name once it is registered; None if it is not there in time."""

@@ -198,6 +198,8 @@ def test_a_base_url_stands_in_for_a_missing_url() -> None:
         ("steps:\n  - {open: 'http://a.test/', call: {tool: t}}\n", 2, "exactly one"),
         ("steps:\n  - open\n", 2, "a step is a mapping"),
         ("steps:\n  - open: mailto:x@y.z\n", 2, "only http"),
+        ("steps:\n  - open: 'http://[x/'\n", 2, "'http://[x/' is not a URL (Invalid IPv6 URL)"),
+        ("url: 'http://[x/'\nsteps: [{open: /a}]\n", 1, "absolute http(s) URL, not 'http://[x/'"),
         ("steps:\n  - call: {input: {}}\n", 2, "call needs 'tool'"),
         ("steps:\n  - call: {tool: ''}\n", 2, "must not be empty"),
         ("steps:\n  - call: {tool: ' t'}\n", 2, "spaces"),

@@ -225,6 +225,14 @@ def test_check_json_needs_no_path_any_more() -> None:
     assert "'report.json' is not an http(s) URL" in ran.err
 
 
+@pytest.mark.parametrize("command", ["tools", "check"])
+def test_a_url_python_cannot_split_is_a_usage_error_not_a_traceback(command: str) -> None:
+    ran = harness(command, "http://[x/")
+    assert ran.code == EXIT_USAGE
+    assert "'http://[x/' is not a URL (Invalid IPv6 URL)" in ran.err
+    assert "Traceback" not in ran.err
+
+
 # -- run and replay -----------------------------------------------------------------------------
 def test_run_json_is_one_document_and_step_lines_go_to_stderr(tmp_path: Path) -> None:
     transcript = tmp_path / "shop.jsonl"

@@ -299,6 +299,16 @@ def test_bad_arguments_are_a_coded_invalid_input(stdio: Client, demo: str) -> No
     assert code(result) == "invalid_input"
 
 
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "http://[x/", "javascript:alert(1)"])
+def test_browser_open_of_a_url_it_cannot_open_is_a_coded_invalid_input(
+    stdio: Client, demo: str, url: str
+) -> None:
+    stdio.open(f"{demo}/")
+    result = stdio.call("browser_open", {"url": url})
+    assert code(result) == "invalid_input"
+    assert "is not an http(s) URL" in text(result)
+
+
 def test_browser_open_sends_list_changed_and_lists_the_new_pages_tools(
     stdio: Client, demo: str
 ) -> None:

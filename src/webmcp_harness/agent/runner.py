@@ -47,10 +47,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import urlunsplit
 
 from ..core.results import RETRYABLE
 from ..core.secrets import REDACTED
+from ..core.urls import join_url, split_url
 from ..session.browser import explain_load_error
 from .gateway import Gateway, GatewayCall
 from .kinds import failure, kind_for_http
@@ -228,9 +229,9 @@ class Runner:
 
     def resolve(self, url: str) -> str:
         """An ``open`` URL made absolute against the base URL."""
-        if urlsplit(url).scheme.lower() in ("http", "https", "file") or not self.base_url:
+        if split_url(url).scheme.lower() in ("http", "https", "file") or not self.base_url:
             return url
-        return urljoin(self.base_url, url)
+        return join_url(self.base_url, url)
 
     async def _open(self, index: int, step: OpenStep, limit: float) -> StepResult:
         url = self.resolve(step.url)
@@ -509,12 +510,12 @@ def _step_from(entry: Mapping[str, Any], old_base: str | None, new_base: str | N
 
 def _rebase(url: str, old_base: str | None, new_base: str | None) -> str:
     """A recorded URL moved from the old base's origin to the new base's."""
-    parts = urlsplit(url)
+    parts = split_url(url)
     if not parts.scheme:
-        return urljoin(new_base, url) if new_base else url
+        return join_url(new_base, url) if new_base else url
     if not new_base or not old_base:
         return url
-    old, new = urlsplit(old_base), urlsplit(new_base)
+    old, new = split_url(old_base), split_url(new_base)
     if (parts.scheme, parts.netloc) != (old.scheme, old.netloc):
         return url
     return urlunsplit((new.scheme, new.netloc, parts.path, parts.query, parts.fragment))

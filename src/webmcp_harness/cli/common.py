@@ -232,7 +232,14 @@ def options_from(kwargs: dict[str, Any]) -> BrowserOptions:
 
 def check_url(url: str, param_hint: str = "URL") -> str:
     """The URL, or a usage error saying why it can't be opened and what to do."""
-    parsed = urlparse(url)
+    try:
+        parsed = urlparse(url)
+    except ValueError as exc:
+        raise click.BadParameter(
+            f"{safe_text(url)!r} is not a URL ({exc}). Give a page's address, such as "
+            "http://127.0.0.1:8000/.",
+            param_hint=param_hint,
+        ) from None
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         fix = (
             " Serve the folder over http (webmcp_harness.serve_folder(path), or `python -m "

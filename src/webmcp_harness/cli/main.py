@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlunsplit
 
 import click
 from rich.console import Group
@@ -13,6 +13,7 @@ from rich.text import Text
 
 from ..core.results import ToolErrorCode, tool_error, tool_error_code
 from ..core.text import dumps
+from ..core.urls import split_url
 from .common import (
     browser_options,
     check_url,
@@ -103,7 +104,7 @@ def _short_frame(frame_url: str, main_url: str) -> str:
     host and path on another."""
     if frame_url == main_url:
         return ""
-    here, there = urlsplit(main_url), urlsplit(frame_url)
+    here, there = split_url(main_url), split_url(frame_url)
     if (here.scheme, here.netloc) == (there.scheme, there.netloc):
         return urlunsplit(("", "", there.path or "/", there.query, there.fragment))
     if there.netloc:  # another origin: its host says where (the path follows if there is room)

@@ -8,8 +8,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urlsplit
 
+from ..core.urls import split_url
 from .findings import Collector, Severity
 from .options import CheckerBase, Progress, _cancelled_from_outside, normalise_url
 from .reports import PageResult
@@ -31,15 +31,12 @@ class _Node:
 
 
 def _origin(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
+    parts = split_url(url)
     return parts.scheme.lower(), parts.netloc.lower()
 
 
 def _is_page_link(url: str, origin: tuple[str, str]) -> bool:
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return False
+    parts = split_url(url)
     if parts.scheme not in ("http", "https") or _origin(url) != origin:
         return False
     return _NOT_PAGES.search(parts.path) is None
@@ -73,7 +70,7 @@ class Crawl(CheckerBase):
         key = normalise_url(url, keep_fragment=seed)
         if key in self._seen:
             return
-        parts = urlsplit(key)
+        parts = split_url(key)
         path = (parts.scheme, parts.netloc.lower(), parts.path)
         limit = self.options.max_per_path
         if not seed and limit is not None and self._per_path.get(path, 0) >= limit:

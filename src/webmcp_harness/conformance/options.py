@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urldefrag, urlsplit
 
+from ..core.urls import defrag_url, split_url
 from ..session import BackendChoice
 from .config import PageConfig
 from .reports import PageResult
@@ -115,8 +115,8 @@ def _cancelled_from_outside() -> bool:
 def normalise_url(url: str, *, keep_fragment: bool = False) -> str:
     """url as a page key: an empty path written as "/", and without its fragment unless the
     fragment is a route (`#/…`, `#!…`: a single-page app's page) or keep_fragment is set."""
-    bare, fragment = urldefrag(url.strip())
-    parts = urlsplit(bare)
+    bare, fragment = defrag_url(url.strip())
+    parts = split_url(bare)
     if not parts.path and parts.netloc:
         bare = parts._replace(path="/").geturl()
     if fragment and (keep_fragment or fragment[:1] in ("/", "!")):

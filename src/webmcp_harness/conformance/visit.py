@@ -7,9 +7,11 @@ import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..core.records import CallRecord, Tool
+from ..core.urls import split_url
 from ..session import WebMCPSession
 from ..session.probe import probe as probe_webmcp
 from .behaviour import (
@@ -210,7 +212,7 @@ _MAX_ORIGINS = 50  # origins whose storage a lane clears; past that it gets a ne
 
 def _origin_of(url: str) -> str:
     """scheme://host:port of an http(s) URL; "" for any other (about:blank, data:)."""
-    parts = urlsplit(url)
+    parts = split_url(url)
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
 
 
@@ -402,7 +404,7 @@ class Visits(CheckerBase):
             )
         except Exception as exc:
             message = str(exc).splitlines()[0] if str(exc) else "no answer"
-            timed_out = isinstance(exc, asyncio.TimeoutError) or "Timeout" in message
+            timed_out = isinstance(exc, (asyncio.TimeoutError, PlaywrightTimeoutError))
             if timed_out and page.url not in ("", "about:blank"):
                 await self._settle(visit)
                 return (

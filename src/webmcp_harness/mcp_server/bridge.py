@@ -27,7 +27,6 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import urljoin, urlsplit
 
 from ..agent.gateway import Gateway, GatewayCall
 from ..agent.kinds import kind_for, kind_for_http
@@ -38,6 +37,7 @@ from ..core.errors import Error
 from ..core.records import CallRecord, Tool
 from ..core.results import ToolErrorCode, code_of, tool_error
 from ..core.text import safe_text
+from ..core.urls import join_url, split_url
 from ..session.browser import goto
 from .tools import BROWSER_TOOLS, clean, expose, tool_spec
 
@@ -208,8 +208,9 @@ class Bridge:
             return dict(tool_error(ToolErrorCode.INVALID_INPUT, "url must be non-empty text."))
         target = url.strip()
         current = page.url
-        absolute = urljoin(current, target) if current.startswith("http") else target
-        if urlsplit(absolute).scheme not in ("http", "https") or not urlsplit(absolute).netloc:
+        absolute = join_url(current, target) if current.startswith("http") else target
+        parts = split_url(absolute)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
             return dict(
                 tool_error(
                     ToolErrorCode.INVALID_INPUT,

@@ -25,9 +25,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 from ..core.records import Tool
+from ..core.urls import split_url
 
 __all__ = [
     "BROWSER_TOOLS",
@@ -114,7 +114,7 @@ def _schema(schema: object) -> dict[str, Any]:
 
 
 def _host(tool: Tool) -> str:
-    parts = urlsplit(tool.frame_url or "")
+    parts = split_url(tool.frame_url or "")
     host = parts.netloc or tool.frame_id or "frame"
     return _NAME_OK.sub("-", host)[:40] or "frame"
 

@@ -10,10 +10,10 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from ..core.errors import BrowserNotFoundError, Error, UsageError
 from ..core.text import safe_text
+from ..core.urls import split_url
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright
@@ -280,7 +280,7 @@ def explain_load_error(url: str, message: str) -> str:
     Chromium names a failed load with a ``net::ERR_*`` code; the common ones become advice, and
     the code is kept at the end for a search. One line, never cut.
     """
-    parts = urlsplit(url)
+    parts = split_url(url)
     host = parts.hostname or url
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)

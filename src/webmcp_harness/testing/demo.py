@@ -16,7 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
+
+from ..core.urls import split_url
 
 __all__ = ["DemoServer", "demo_site_path", "load_expectations", "serve_demo", "serve_folder"]
 
@@ -107,7 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._serve(body=False)
 
     def _serve(self, *, body: bool) -> None:
-        path = urlsplit(self.path).path
+        path = split_url(self.path).path
         if path == EMBED_PATH:
             self.send_response(HTTPStatus.FOUND)
             self.send_header("Location", f"{self.widget_origin}/support-widget")

@@ -391,7 +391,10 @@ def _open(reader: _Reader, node: Node, line: int | None, base: str | None) -> Op
     else:
         url_node = node
     url = reader.text(url_node, "open")
-    scheme = urlsplit(url).scheme.lower()
+    try:
+        scheme = urlsplit(url).scheme.lower()
+    except ValueError as exc:
+        raise reader.error(url_node, f"open: {url!r} is not a URL ({exc})") from None
     if scheme and not _absolute(url) and not re.fullmatch(r"[a-z]", scheme):
         raise reader.error(url_node, f"open: only http, https and file URLs, not {scheme}:")
     if not _absolute(url) and not base:

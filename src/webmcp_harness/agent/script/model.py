@@ -5,8 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, TypeVar
-from urllib.parse import urljoin, urlsplit
 
+from ...core.urls import join_url, split_url
 from ..policy import first_name
 
 DEFAULT_TIMEOUT: Final = 30.0
@@ -156,11 +156,11 @@ class Script:
             return url
         if not base:
             raise ScriptError(None, f"{url!r} is relative and the script has no url")
-        return urljoin(base, url)
+        return join_url(base, url)
 
 
 def _absolute(url: str) -> bool:
-    return urlsplit(url).scheme.lower() in ("http", "https", "file")
+    return split_url(url).scheme.lower() in ("http", "https", "file")
 
 
 # -- paths -----------------------------------------------------------------------------------

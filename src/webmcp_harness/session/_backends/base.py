@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 from ...core.records import BackendName, BrowserReport, Tool
+from ...core.urls import split_url
 
 ToolsChanged = Callable[[list[Tool], list[Tool]], None]
 """Called with (added, removed) whenever the backend sees the page's tools change."""
@@ -102,5 +102,5 @@ def frame_chain(parents: dict[str, str | None], frame_id: str) -> list[str]:
 
 def origin_of(url: str) -> str:
     """scheme://host[:port] of url; "" for URLs without one (about:blank, data:)."""
-    parts = urlsplit(url)
+    parts = split_url(url)
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""

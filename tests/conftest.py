@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from hypothesis import settings
 
 PAGES = Path(__file__).parent / "pages"
 
@@ -35,6 +36,12 @@ def _bytecode_outside_the_tree() -> None:
 
 
 _bytecode_outside_the_tree()  # at import: before xdist starts its workers
+
+# The property tests draw the same examples on every run, so a red run is one anyone can repeat;
+# HYPOTHESIS_PROFILE=explore draws new ones (and keeps what fails in .hypothesis/ to replay).
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 pytest_plugins = [
     "grid_servers",  # browser servers (run-server, the node) for the grid tests
     "pytester",  # overridden below

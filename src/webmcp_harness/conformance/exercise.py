@@ -270,7 +270,10 @@ class Exercises(CheckerBase):
             record = session.records[-1]
             await self._late_answer(session, record)  # (before the id changes: it is the key)
             record.id = next(self._ids)
-            await _bounded(session.tools(), self.wait)  # a navigation the call began shows by now
+            if record.code == ToolErrorCode.TIMEOUT.value and not await self._alive(visit):
+                visit.unresponsive = record  # it would not answer a listing: _restore reopens it
+            else:
+                await _bounded(session.tools(), self.wait)  # a navigation the call began shows
             during = f"call #{record.id} of {excerpt(tool.name, 60)}"
             visit.errors[first_error:] = [
                 dataclasses.replace(e, during=during) for e in visit.errors[first_error:]
@@ -300,7 +303,7 @@ class Exercises(CheckerBase):
         """Bring the page back to its first state if a call crashed, hung or moved it."""
         gone = _went(record)
         hung = record.code == ToolErrorCode.TIMEOUT.value
-        if gone or (hung and not await self._alive(visit)):
+        if gone or (hung and (visit.unresponsive is record or not await self._alive(visit))):
             await self._reload(visit, fresh=True)
         elif visit.navigations != visit.settled or record.pending:
             await self._reload(visit, fresh=False)

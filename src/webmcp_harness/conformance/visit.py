@@ -101,6 +101,7 @@ class _Visit:
     records: list[CallRecord] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     hangs: int = 0
+    unresponsive: CallRecord | None = None  # the timed-out call after which the page hung
     followed: int = 0  # links already handed to the crawl
     script_free: bool = False  # the page has no <script>: its forms are all the browser's
     errors: list[PageError] = field(default_factory=list)  # uncaught, in any frame

@@ -200,10 +200,15 @@ asyncio.run(main())
 """
 
 
-def _wall(argv: list[str]) -> float:
+def _wall(argv: list[str], what: str) -> float:
+    """Seconds argv took; a run that fails stops the bench, saying why (its time means nothing)."""
     started = time.perf_counter()
-    subprocess.run(argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    ran = subprocess.run(argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    took = time.perf_counter() - started
+    if ran.returncode != 0:
+        said = ran.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
+        raise SystemExit(f"{what} failed (exit {ran.returncode}): " + " / ".join(said))
+    return took
 
 
 def measure_bare_check(repeat: int) -> list[dict[str, Any]]:
@@ -216,7 +221,7 @@ def measure_bare_check(repeat: int) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "report.json"
         check = [sys.executable, "-m", "webmcp_harness", "check", "--json-report", str(out)]
-        _wall(check)  # warm-up (disk caches), and the pages it visits
+        _wall(check, "the bare check")  # warm-up (disk caches), and the pages it visits
         pages = [p["url"] for p in json.loads(out.read_text("utf-8"))["pages"]]
         rels = [urlsplit(u)._replace(scheme="", netloc="").geturl() for u in pages]
         floor = [
@@ -225,8 +230,8 @@ def measure_bare_check(repeat: int) -> list[dict[str, Any]]:
         ]  # fmt: skip
         checks, floors = [], []
         for _ in range(repeat):
-            checks.append(_wall(check))
-            floors.append(_wall(floor))
+            checks.append(_wall(check, "the bare check"))
+            floors.append(_wall(floor, "the floor script"))
     row = {"pages": len(pages), "tools": 0, "calls": 0}
     return [
         {**row, "name": "bare check of the demo shop", "seconds": statistics.median(checks),

@@ -2,6 +2,7 @@
 
 WebMCP needs a secure context, so pages must be served over http on 127.0.0.1 (or https), never
 opened as ``file:``. ``serve_demo()`` serves the shop; ``serve_folder(path)`` serves your own pages.
+Standard library only: ``bench/check_scale.py``'s floor loads this file alone, by its path.
 """
 
 from __future__ import annotations
@@ -16,9 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar
-from urllib.parse import unquote
-
-from ..core.urls import split_url
+from urllib.parse import unquote, urlsplit
 
 __all__ = ["DemoServer", "demo_site_path", "load_expectations", "serve_demo", "serve_folder"]
 
@@ -109,7 +108,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._serve(body=False)
 
     def _serve(self, *, body: bool) -> None:
-        path = split_url(self.path).path
+        path = urlsplit(self.path).path
         if path == EMBED_PATH:
             self.send_response(HTTPStatus.FOUND)
             self.send_header("Location", f"{self.widget_origin}/support-widget")

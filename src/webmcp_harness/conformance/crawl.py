@@ -37,7 +37,7 @@ def _origin(url: str) -> tuple[str, str]:
 
 def _is_page_link(url: str, origin: tuple[str, str]) -> bool:
     parts = split_url(url)
-    if parts.scheme not in ("http", "https") or _origin(url) != origin:
+    if parts.scheme not in ("http", "https") or (parts.scheme, parts.netloc.lower()) != origin:
         return False
     return _NOT_PAGES.search(parts.path) is None
 

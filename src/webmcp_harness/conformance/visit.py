@@ -404,7 +404,6 @@ class Visits(CheckerBase):
                 page.goto(visit.url, timeout=limit * 1000, wait_until="load"), limit + _PROBE_WAIT
             )
         except Exception as exc:
-            message = str(exc).splitlines()[0] if str(exc) else "no answer"
             timed_out = isinstance(exc, (asyncio.TimeoutError, PlaywrightTimeoutError))
             if timed_out and page.url not in ("", "about:blank"):
                 await self._settle(visit)
@@ -416,6 +415,7 @@ class Visits(CheckerBase):
                 )
             if timed_out:
                 return f"The page did not answer within {limit:g} s.", True
+            message = str(exc).splitlines()[0] if str(exc) else "no answer"
             message = message.removeprefix("Page.goto: ")
             return f"The page could not be opened: {excerpt(message, 200)}.", True
         await self._settle(visit)

@@ -12,8 +12,11 @@ from .results import ToolResult
 
 __all__ = [
     "BrowserReport",
+    "CallReason",
     "CallRecord",
     "CallResult",
+    "EventType",
+    "FrameEventType",
     "Tool",
     "ToolEvent",
     "normalise_annotations",
@@ -103,11 +106,30 @@ class Tool:
         return data
 
 
+FrameEventType = Literal["navigated", "detached", "closed", "crashed", "disconnected"]
+"""What happened to a frame, or to the whole page: the sources report these during any call."""
+
+EventType = Literal[
+    FrameEventType,
+    "toolsAdded",  # tools registered during the call (names)
+    "toolRemoved",  # the call's own tool went, after it started
+    "toolRemovedBeforeStart",  # it went before the page started the call
+    "toolReplaced",  # registered again under its name, in its frame, before the answer
+    "timeout",  # no answer within the call's timeout (afterS)
+    "cancelledInPage",  # the harness cancelled the invocation in the page
+    "waitingForPerson",  # a declarative form is filled and waits for its submit
+    "confirmedAsPerson",  # the harness submitted it, as the person would
+    "lateAnswer",  # the page answered after the call had returned (status)
+    "pageNavigated",  # the page moved after the call answered (count; a check notes it)
+]
+"""The type of a `ToolEvent`: what a call's record can say happened during it."""
+
+
 @dataclass
 class ToolEvent:
     """Something seen during a call: a navigation, tools added or removed, a crash."""
 
-    type: str
+    type: EventType
     detail: dict[str, Any] = field(default_factory=dict)
     at_ms: float = 0.0
 
@@ -141,6 +163,16 @@ class BrowserReport:
         return data
 
 
+CallReason = Literal["no_submit_button", "no_webmcp", "tools_blocked"]
+"""Why a call ended as it did, where callers branch on it (the result's text says it for people):
+
+- ``no_submit_button``: a form waits for a person but has no submit button (``unavailable``);
+- ``no_webmcp``: the page has no WebMCP at all, no ``document.modelContext`` (``unavailable``);
+- ``tools_blocked``: the page's permissions policy turns the ``tools`` feature off, so it has no
+  tools (``unavailable``).
+"""
+
+
 @dataclass
 class CallRecord:
     """One call: input, what the browser reported, the coded result, timings and events.
@@ -170,6 +202,8 @@ class CallRecord:
     pending: bool = False
     note: str | None = None
     late_answer: ToolResult | None = None
+    reason: CallReason | None = None
+    """The condition behind the result, where callers branch on one (not in ``to_dict``)."""
     number: int = 0
     """The number shown for the call; 0 when made: `id`."""
 
@@ -177,7 +211,7 @@ class CallRecord:
         if not self.number:
             self.number = self.id
 
-    def event(self, type_: str, **detail: Any) -> None:
+    def event(self, type_: EventType, **detail: Any) -> None:
         """Add an event, stamped with the time since the call began."""
         self.events.append(ToolEvent(type_, detail, (time.time() - self.started_at) * 1000))
 

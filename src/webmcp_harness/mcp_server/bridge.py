@@ -177,7 +177,7 @@ class Bridge:
         if (
             decision is not None
             and decision.approved
-            and call.code in ("unavailable", "invalid_input")
+            and call.code in (ToolErrorCode.UNAVAILABLE, ToolErrorCode.INVALID_INPUT)
         ):
             self.gateway.approvals.give_back(page_name, data)  # it never reached the tool
         self._step("call", tool=page_name, input=data, answer=result, call=call)
@@ -345,7 +345,7 @@ class Bridge:
             return
         self.steps += 1
         if call is not None:
-            code = call.code
+            code = call.code_text
             if outcome is None:
                 outcome = _outcome(answer, code)
             extra.update(

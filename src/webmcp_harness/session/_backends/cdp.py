@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import Error as PlaywrightError
 
 from ...core.errors import WebMCPUnavailableError
-from ...core.records import BackendName, BrowserReport, Tool, normalise_annotations
+from ...core.records import BackendName, BrowserReport, FrameEventType, Tool, normalise_annotations
 from ...core.urls import origin_of
 from .._pw import as_async
 from .base import (
@@ -497,7 +497,7 @@ class CdpBackend:
             del self._owner[frame_id]
         self.spawn(self._detach(target))
 
-    def _gone(self, kind: str) -> None:
+    def _gone(self, kind: FrameEventType) -> None:
         self._ended = self._ended or kind
         self._on_interrupt(kind, "", {})
 
@@ -621,7 +621,7 @@ class CdpBackend:
             if frame.parent_frame is not None:
                 await self._adopt(frame)
 
-    def _popup_gone(self, page: Page, target: _Target, kind: str) -> None:
+    def _popup_gone(self, page: Page, target: _Target, kind: FrameEventType) -> None:
         if self._closed:
             return
         known = self._pages.pop(_key(page), None)

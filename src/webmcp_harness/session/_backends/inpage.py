@@ -24,7 +24,14 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
-from ...core.records import BackendName, BrowserReport, Source, Tool, normalise_annotations
+from ...core.records import (
+    BackendName,
+    BrowserReport,
+    FrameEventType,
+    Source,
+    Tool,
+    normalise_annotations,
+)
 from ...core.urls import origin_of
 from .._pw import as_async
 from .base import (
@@ -566,7 +573,7 @@ class InPageBackend:
             BrowserReport(protocol_error=f"no answer: the {_subject(kind)} ({message})")
         )
 
-    def _page_gone(self, kind: str) -> None:
+    def _page_gone(self, kind: FrameEventType) -> None:
         if self._gone or self._closed:
             return
         self._gone = kind
@@ -598,7 +605,7 @@ class InPageBackend:
             except Exception:
                 log.exception("on_tools callback failed")
 
-    def _interrupt(self, kind: str, frame_id: str, detail: dict[str, Any]) -> None:
+    def _interrupt(self, kind: FrameEventType, frame_id: str, detail: dict[str, Any]) -> None:
         if self._on_interrupt is not None and not self._closed:
             try:
                 self._on_interrupt(kind, frame_id, detail)

@@ -5,12 +5,15 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal, get_args
 
 from .errors import ToolErrorCode
 from .results import ToolResult
 
 __all__ = [
+    "BACKEND_CHOICES",
+    "BackendChoice",
+    "BackendName",
     "BrowserReport",
     "CallReason",
     "CallRecord",
@@ -23,6 +26,13 @@ __all__ = [
 ]
 
 BackendName = Literal["cdp", "inpage"]
+"""Which source a tool came from: Chromium's own registry over CDP, or a script object in the page."""
+
+BackendChoice = Literal["auto", BackendName]
+"""Which sources a session uses: all of them ("auto"), or only one kind. The command line's
+``--backend``, the pytest plugin's ``--webmcp-backend`` and ``WebMCPSession.attach`` take these."""
+BACKEND_CHOICES: Final[tuple[BackendChoice, ...]] = get_args(BackendChoice)
+"""The values of `BackendChoice`, in order: ("auto", "cdp", "inpage")."""
 
 Source = Literal[
     "native", "document.modelContext", "navigator.modelContext", "navigator.modelContextTesting"

@@ -4,7 +4,7 @@
   tools, each call behind the check, answered with coded MCP results (``bridge.py``);
 - ``build_server(bridge)``, ``serve_stdio(bridge)``, ``serve_http(bridge, port)``: the MCP SDK's
   low-level server on top (``server.py``);
-- ``mcp_annotations(tool)``, ``expose(tools, main_frame_id)``: WebMCP annotations as MCP
+- ``mcp_annotations(tool)``, ``expose(tools, is_main)``: WebMCP annotations as MCP
   ``ToolAnnotations``, and the naming of tools across frames (``tools.py``).
 """
 

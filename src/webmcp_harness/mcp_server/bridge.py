@@ -98,8 +98,7 @@ class Bridge:
         """MCP name → page tool, as of now."""
         if self._exposed is None:
             tools = await self.session.tools()
-            main = getattr(self.session.backend, "main_frame_id", None)
-            self._exposed = expose(tools, main)
+            self._exposed = expose(tools, self.session.is_main_frame)
         return self._exposed
 
     async def list_tools(self) -> list[dict[str, Any]]:
@@ -164,8 +163,8 @@ class Bridge:
             return _held_result(held)
         started = time.perf_counter()
         frame = None
-        if tool is not None and tool.frame_id != getattr(self.session.backend, "main_frame_id", 0):
-            frame = tool.frame_id
+        if tool is not None and not self.session.is_main_frame(tool):
+            frame = tool.frame_id  # another frame's tool of the same name must not be taken
         called = await self.session.call(page_name, data, frame=frame)
         result: dict[str, Any] = dict(called)
         call.record = called.record

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..core.coding import code_refusal, code_report, report_reason
 from ..core.errors import AttachError, SessionClosedError, UsageError
-from ..core.records import CallReason, CallRecord, CallResult, FrameEventType, Tool
+from ..core.records import (
+    BACKEND_CHOICES,
+    BackendChoice,
+    CallReason,
+    CallRecord,
+    CallResult,
+    FrameEventType,
+    Tool,
+)
 from ..core.results import ToolErrorCode, ToolResult, code_of, tool_error
 from ..core.schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
 from ..core.timeouts import DEFAULT_TIMEOUT
@@ -24,7 +32,7 @@ from ._backends.base import (
     TargetGoneError,
     ToolNotFoundError,
 )
-from ._backends.sources import SourceFilter, Sources
+from ._backends.sources import Sources
 from ._pw import as_async
 from .limits import DEFAULT_SETTLE, EMPTY_WAIT
 from .watch import INTERRUPTIONS, CallWatch, first, left
@@ -33,9 +41,8 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
     from playwright.sync_api import Page as SyncPage
 
-__all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT", "WebMCPSession"]
+__all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT", "BackendChoice", "WebMCPSession"]
 
-BackendChoice = SourceFilter
 _REMOVAL_GRACE = 0.5  # after a tool is removed mid-call, how long to wait for its last answer
 _CANCEL_WAIT = 2.0  # how long cancelling in the page may take after a timeout
 _ATTACH_WAIT = 30.0  # attaching may take this long even when calls have a shorter timeout
@@ -86,8 +93,9 @@ class WebMCPSession:
         """Watch page's tools. Attach before navigating to see every tool from the start."""
         _check_timeout(timeout)
         async_page = cast("Page", as_async(page))
-        if backend not in ("auto", "cdp", "inpage"):
-            raise UsageError(f"backend must be 'auto', 'cdp' or 'inpage', not {backend!r}")
+        if backend not in BACKEND_CHOICES:
+            *most, last = (repr(choice) for choice in BACKEND_CHOICES)
+            raise UsageError(f"backend must be {', '.join(most)} or {last}, not {backend!r}")
         sources = Sources(async_page, backend)
         session = cls(async_page, sources, timeout=timeout, confirm=confirm)
         await _open(sources, session, max(timeout, _ATTACH_WAIT))
@@ -170,6 +178,10 @@ class WebMCPSession:
         finally:
             with contextlib.suppress(ValueError):
                 self._tool_waiters.remove(entry)
+
+    def is_main_frame(self, tool: Tool) -> bool:
+        """Whether tool is in the attached page's main frame (not an iframe, not a popup)."""
+        return tool.frame_id in self.backend.main_frame_ids
 
     def on_change(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Call listener("tools") when tools are added or removed, and listener(kind) when a

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.errors import UsageError
-from ..core.records import CallRecord, CallResult, Tool
+from ..core.records import BackendChoice, CallRecord, CallResult, Tool
 from ..core.results import ToolResult
 from ..core.timeouts import DEFAULT_TIMEOUT
 from . import session as _core
@@ -33,7 +33,7 @@ class WebMCPSession:
         page: Page,
         *,
         timeout: float = DEFAULT_TIMEOUT,
-        backend: _core.BackendChoice = "auto",
+        backend: BackendChoice = "auto",
         confirm: bool = False,
     ) -> WebMCPSession:
         """Watch page's tools (see the async `WebMCPSession.attach`)."""
@@ -84,6 +84,10 @@ class WebMCPSession:
                 name, args, timeout=timeout, frame=frame, confirm=confirm, validate=validate
             ),
         )
+
+    def is_main_frame(self, tool: Tool) -> bool:
+        """Whether tool is in the attached page's main frame (not an iframe, not a popup)."""
+        return self._core.is_main_frame(tool)
 
     def wait_for_tool(self, name: str, *, timeout: float | None = None) -> Tool | None:
         """The tool called name once it is registered; None if it is not there in time."""

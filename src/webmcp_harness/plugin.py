@@ -51,7 +51,7 @@ from .core.contracts import plain
 from .core.errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
 from .core.records import BACKEND_CHOICES, BackendChoice, CallRecord, CallResult, Tool
 from .core.timeouts import DEFAULT_TIMEOUT, SETTING_MOST, seconds_problem
-from .session._pw import is_sync
+from .session.adapters import is_sync, run_sync
 from .session.browser import (
     BROWSER_ENV,
     NO_WEBMCP_REMOTE,
@@ -63,14 +63,14 @@ from .session.browser import (
     launch_args,
     merge_features,
 )
-from .session.sync import WebMCPSession, _run
+from .session.sync import WebMCPSession
 from .testing.coverage import Coverage
 from .testing.snapshots import UPDATE_OPTION, SnapshotPlace, bind
 
 if TYPE_CHECKING:
-    from playwright._impl._api_structures import Location
     from playwright.sync_api import Page
-    from playwright.sync_api._generated import Tracing
+
+    from .session.adapters import Location, Tracing
 
 __all__ = ["webmcp", "webmcp_demo_url"]
 
@@ -454,7 +454,7 @@ def webmcp(
     reason = _missing_webmcp(request.config, page) if backend == "cdp" else None
     if reason is None:
         try:  # attach bounds its own setup by timeout: a short call timeout must not fail it
-            core = _run(
+            core = run_sync(
                 page,
                 _Watched.attach(
                     page,
@@ -590,7 +590,7 @@ def _missing_webmcp(config: pytest.Config, page: Page) -> str | None:
         probe = context.new_page()
         probe.route(_PROBE_URL, lambda route: route.fulfill(body="<title>probe</title>"))
         probe.goto(_PROBE_URL)
-        has = not probe._sync(probe_webmcp(probe, frames=False)).flag_missing
+        has = not run_sync(probe, probe_webmcp(probe, frames=False)).flag_missing
     finally:
         context.close()
     known[browser] = None

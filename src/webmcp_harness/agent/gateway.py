@@ -550,6 +550,6 @@ class SyncGateway:
         return self._run(self.gateway.confirm(tool, timeout=timeout))
 
     def _run(self, awaitable: Awaitable[T]) -> T:
-        from ..session.sync import _run
+        from ..session.adapters import run_sync
 
-        return _run(self._session.page, awaitable)
+        return run_sync(self._session.page, awaitable)

@@ -27,6 +27,7 @@ from mcp.server.models import InitializationOptions
 from pydantic import ValidationError
 
 from ..core.results import ToolErrorCode, tool_error
+from ..session.adapters import client_key, without_middleware
 from .bridge import Bridge
 
 __all__ = ["PROGRESS_EVERY", "build_server", "serve_http", "serve_stdio"]
@@ -55,7 +56,7 @@ class _Clients:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def remember(self, session: Any) -> None:
-        key = id(getattr(session, "_connection", session))
+        key = client_key(session)
         self._sessions[key] = session
 
     def tell(self) -> None:
@@ -130,7 +131,7 @@ def build_server(bridge: Bridge) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-    server.middleware = []  # no tracing spans per message: calls stay quick
+    without_middleware(server)  # no tracing spans per message: calls stay quick
     return server
 
 

@@ -10,7 +10,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._pw import as_async
+from .adapters import as_async
 
 if TYPE_CHECKING:
     from playwright.async_api import Frame, Page

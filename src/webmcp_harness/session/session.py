@@ -33,7 +33,7 @@ from ._backends.base import (
     ToolNotFoundError,
 )
 from ._backends.sources import Sources
-from ._pw import as_async
+from .adapters import as_async
 from .limits import DEFAULT_SETTLE, EMPTY_WAIT
 from .watch import INTERRUPTIONS, CallWatch, first, left
 

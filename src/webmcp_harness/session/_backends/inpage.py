@@ -33,7 +33,7 @@ from ...core.records import (
     normalise_annotations,
 )
 from ...core.urls import origin_of
-from .._pw import as_async
+from ..adapters import as_async, impl_of
 from .base import (
     BackendError,
     CallRefusedError,
@@ -307,7 +307,7 @@ class InPageBackend:
         await asyncio.gather(*(self._refresh(f) for f in frames))
         tools: list[Tool] = []
         for frame in frames:
-            fid = self._ids.get(_key(frame))
+            fid = self._ids.get(impl_of(frame))
             if fid is not None:
                 tools.extend(self._tools.get(fid, {}).values())
         return tools
@@ -400,11 +400,11 @@ class InPageBackend:
 
     def _frame_id(self, frame: Frame) -> str:
         frame = as_async(frame)
-        fid = self._ids.get(_key(frame))
+        fid = self._ids.get(impl_of(frame))
         if fid is None:
             fid = f"inpage:{self._next_frame}"
             self._next_frame += 1
-            self._ids[_key(frame)] = fid
+            self._ids[impl_of(frame)] = fid
             self._frames[fid] = frame
             parent = frame.parent_frame
             self._parents[fid] = None if parent is None else self._frame_id(parent)
@@ -456,7 +456,7 @@ class InPageBackend:
 
     def _frame_detached(self, frame: Frame) -> None:
         frame = as_async(frame)
-        fid = self._ids.pop(_key(frame), None)
+        fid = self._ids.pop(impl_of(frame), None)
         if fid is None or self._closed:
             return
         self._frames.pop(fid, None)
@@ -627,11 +627,6 @@ async def detect_implementation(page: Page, *, timeout: float = EVAL_TIMEOUT) ->
     except (asyncio.TimeoutError, PlaywrightError):
         return None
     return result if isinstance(result, str) else None
-
-
-def _key(frame: Frame) -> object:
-    # The sync and async APIs wrap one implementation object per frame; wrappers may differ.
-    return getattr(frame, "_impl_obj", frame)
 
 
 def _subject(kind: str) -> str:

@@ -1,6 +1,7 @@
 """One place that turns what the browser reported into a coded result.
 
-Read it against `semantics.md`: each branch is a row of its table. Conditions the harness sees
+Read it against the table of the README's "What a call returns" (and, scenario by scenario,
+docs/differential.md): each branch is a row of it. Conditions the harness sees
 itself (timeout, interruption, a tool that is not there, bad arguments) are coded in the session
 with `tool_error`; everything the browser *reported* comes through `code_report`.
 """

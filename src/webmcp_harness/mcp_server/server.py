@@ -34,10 +34,8 @@ __all__ = ["PROGRESS_EVERY", "build_server", "serve_http", "serve_stdio"]
 
 PROGRESS_EVERY: Final = 2.0
 _CANCEL_WAIT: Final = 5.0  # how long cancelling a call in the page may take
-_ELICIT_WAIT: Final = 600.0
-_LINE_LIMIT: Final = (
-    64 * 1024 * 1024
-)  # the longest message line read from the client  # how long the person may take to answer
+_ELICIT_WAIT: Final = 600.0  # how long the person may take to answer
+_LINE_LIMIT: Final = 64 * 1024 * 1024  # the longest message line read from the client
 _INSTRUCTIONS: Final = (
     "Tools of the web page open in a real browser (WebMCP), each under its own name, plus "
     "browser_* tools to open pages, wait for tools, submit a form that waits for a person and "

@@ -56,11 +56,6 @@ class FrameProbe:
         """Whether any object here can hold tools (native or a script's)."""
         return bool(self.surfaces)
 
-    @property
-    def script_surfaces(self) -> tuple[Surface, ...]:
-        """The surfaces that are page script (polyfills, shims), not the browser's."""
-        return tuple(s for s in self.surfaces if not s.native)
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "url": self.url,

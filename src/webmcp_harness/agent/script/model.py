@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, Literal, TypeVar
+from typing import Any, ClassVar, Final, Literal
 
 from ...core.timeouts import DEFAULT_TIMEOUT
 from ...core.urls import join_url, split_url
@@ -160,14 +160,3 @@ class Script:
 
 def _absolute(url: str) -> bool:
     return split_url(url).scheme.lower() in ("http", "https", "file")
-
-
-# -- paths -----------------------------------------------------------------------------------
-
-
-T = TypeVar("T")
-
-
-def iter_steps(script: Script, action: type[T]) -> list[T]:
-    """The steps of one type, in order."""
-    return [s for s in script.steps if isinstance(s, action)]

@@ -52,8 +52,8 @@ from webmcp_harness.agent.policy import (
     TO_SOMEONE_UNNAMED,
     secrets_rule,
 )
+from webmcp_harness.session.adapters import run_sync as run_on_page
 from webmcp_harness.session.browser import launch
-from webmcp_harness.session.sync import _run as run_on_page
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 from webmcp_harness.testing.demo import load_expectations
 

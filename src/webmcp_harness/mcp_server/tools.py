@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from ..core.records import Tool
+from ..core.text import no_surrogates
 from ..core.urls import split_url
 
 __all__ = [
@@ -42,14 +43,13 @@ META: Final = "webmcp-harness/"
 _NAME_OK = re.compile(r"[^A-Za-z0-9_.-]")
 _MAX_NAME: Final = 128
 _RESERVED: Final = "browser_"
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _DEPTH: Final = 200
 
 
 def clean(value: Any, depth: int = 0) -> Any:
     """A JSON-ready copy with lone surrogates replaced by U+FFFD (they cannot be sent as UTF-8)."""
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
+        return no_surrogates(value)
     if depth > _DEPTH:
         return None
     if isinstance(value, Mapping):

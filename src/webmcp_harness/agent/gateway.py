@@ -503,8 +503,8 @@ def _page_gone(session: WebMCPSession | None) -> bool:
 
 
 def _size(result: Mapping[str, Any]) -> int:
-    try:
-        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"), default=str)
+    try:  # a CallResult is a Mapping, not a dict: json takes its dict
+        text = json.dumps(dict(result), ensure_ascii=False, separators=(",", ":"), default=str)
     except (TypeError, ValueError, RecursionError):
         return 0
     return len(text.encode("utf-8", "surrogatepass"))

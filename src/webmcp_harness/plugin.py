@@ -651,7 +651,7 @@ def _line(record: CallRecord) -> str:
     texts = [c.get("text", "") for c in result.get("content", []) if isinstance(c, dict)]
     answer = str(texts[0]) if texts else json.dumps(result, default=str)
     outcome = "pending" if record.result is None else (record.code or "ok")
-    return f"#{record.number} {record.tool}({_cut(given, 120)}) -> {outcome}: {_cut(answer, 200)}"
+    return f"#{record.shown_number} {record.tool}({_cut(given, 120)}) -> {outcome}: {_cut(answer, 200)}"
 
 
 def _cut(text: str, limit: int) -> str:

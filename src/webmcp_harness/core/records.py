@@ -187,9 +187,10 @@ CallReason = Literal["no_submit_button", "no_webmcp", "tools_blocked"]
 class CallRecord:
     """One call: input, what the browser reported, the coded result, timings and events.
 
-    `id` is the session's own number for the call (it tells the session's open calls apart);
-    `number` is the one shown for it (in ``to_dict()``'s ``"id"``, in messages): `id` unless a
-    caller numbering calls across sessions (a check of many pages) sets its own.
+    `id` is the session's number for the call; the session tells its open calls apart by the
+    record itself, not by `id`. `number` is a caller's own number for it (a check numbers calls
+    across pages); `shown_number` (``to_dict()``'s ``"id"``, messages) is `number` once set, else
+    `id`.
     """
 
     id: int
@@ -214,12 +215,13 @@ class CallRecord:
     late_answer: ToolResult | None = None
     reason: CallReason | None = None
     """The condition behind the result, where callers branch on one (not in ``to_dict``)."""
-    number: int = 0
-    """The number shown for the call; 0 when made: `id`."""
+    number: int | None = None
+    """A caller's own number for the call, shown instead of `id` (None: not set)."""
 
-    def __post_init__(self) -> None:
-        if not self.number:
-            self.number = self.id
+    @property
+    def shown_number(self) -> int:
+        """The call's number as shown: `number` once a caller set one, else `id`."""
+        return self.id if self.number is None else self.number
 
     def event(self, type_: EventType, **detail: Any) -> None:
         """Add an event, stamped with the time since the call began."""
@@ -228,7 +230,7 @@ class CallRecord:
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data."""
         return {
-            "id": self.number,
+            "id": self.shown_number,
             "tool": self.tool,
             "input": self.input,
             "frameId": self.frame_id,

@@ -471,7 +471,9 @@ class WebMCPSession:
         self._check_open()
         inv = self._open_call(record)
         if inv is None or not record.pending:
-            raise UsageError(f"call #{record.number} ({record.tool}) is not waiting for a person")
+            raise UsageError(
+                f"call #{record.shown_number} ({record.tool}) is not waiting for a person"
+            )
         record.event("confirmedAsPerson")
         if not await bounded(inv.confirm(), self._timeout(timeout)):
             record.reason = "no_submit_button"

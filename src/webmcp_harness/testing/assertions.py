@@ -59,7 +59,7 @@ def _describe(result: Mapping[str, Any], record: CallRecord | None) -> str:
     if record is None:
         return f"result:  {_dump(result)}\n(not a call of a live session: no record to show)"
     lines = [
-        f"call #{record.number}: {record.tool}"
+        f"call #{record.shown_number}: {record.tool}"
         + (f" in frame {record.frame_url}" if record.frame_url else ""),
         f"  input:   {_dump(record.input)}",
         f"  browser: {_dump(record.browser.to_dict())}",

@@ -44,6 +44,7 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 pytest_plugins = [
     "grid_servers",  # browser servers (run-server, the node) for the grid tests
+    "selenium_grid",  # Selenium Grids (a standalone; a hub with two nodes) for the grid tests
     "pytester",  # overridden below
 ]
 

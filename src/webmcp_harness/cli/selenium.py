@@ -112,11 +112,15 @@ async def grid_sessions(
     assert options.grid is not None
     sessions = GridSessions(playwright, options.grid, count, probe=options.backend != "inpage")
     try:
-        first = await sessions.first()
+        first = await sessions.first()  # (none: its error says why)
+    except BaseException:
+        await sessions.aclose()
+        raise
+    try:
         if first.webmcp is False:
             await without_webmcp(first.browser, options, no_webmcp_message(first.session))
         yield first.browser, first.session.name, sessions
     finally:
         await sessions.aclose()
         for failure in dict.fromkeys(sessions.failures):
-            err.print(f"[yellow]warning:[/] a session did not come: {markup(failure)}")
+            err.print(f"[yellow]warning:[/] a session of the grid was not used: {markup(failure)}")

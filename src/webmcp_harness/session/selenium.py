@@ -474,7 +474,7 @@ def _refusal(url: str, status: int, value: Any) -> str:
     if isinstance(value, dict):
         message = str(value.get("message") or value.get("error") or "")
     first = safe_text(message.strip().splitlines()[0] if message.strip() else f"HTTP {status}")
-    first = first[:300]
+    first = first[:300].rstrip(". ")
     lowered = message.lower()
     if "no nodes support" in lowered or "not supported" in lowered or "unsupported" in lowered:
         advice = (
@@ -709,6 +709,7 @@ class GridSessions:
         self._asking: set[asyncio.Task[None]] = set()
         self._arrived: asyncio.Queue[GridBrowser | None] = asyncio.Queue()
         self._replaced = 0
+        self._closing = False
 
     @property
     def pending(self) -> bool:
@@ -759,7 +760,7 @@ class GridSessions:
     def lost(self, name: str) -> None:
         """The session called name is gone: ask for another (each session replaced at most
         once, `count` replacements in all)."""
-        if self._replaced < self.count:
+        if self._replaced < self.count and not self._closing:  # (closing: its own doing)
             self._replaced += 1
             self._ask()
 
@@ -769,6 +770,7 @@ class GridSessions:
 
     async def aclose(self) -> None:
         """Give up the requests still queued, and end every session; never raises."""
+        self._closing = True
         for task in list(self._asking):
             task.cancel()
         await asyncio.gather(*self._asking, return_exceptions=True)

@@ -12,6 +12,7 @@ waits on the server's log line that says it is ready (bounded), never on a sleep
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import re
@@ -92,6 +93,13 @@ def why_no_grid() -> str | None:
     return None
 
 
+def _end_with_this_process() -> None:
+    """(In the child, Linux:) SIGTERM when the test process ends, however it ends, so that a
+    killed test run leaves no grid behind."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 class SeleniumServer:
     """One `java -jar selenium-server.jar ROLE …` in its own process group, its log read in a
     thread; `wait_for(pattern)` waits (bounded) until a line of the log matches."""
@@ -110,6 +118,7 @@ class SeleniumServer:
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
+            preexec_fn=_end_with_this_process,
         )
         threading.Thread(target=self._read, daemon=True).start()
 

@@ -260,7 +260,7 @@ def test_a_page_whose_browser_disconnects_twice_is_not_checked_a_third_time(
         async with async_playwright() as p:
             grid = [await connect(p, ws_endpoint=server.ws) for server in servers]
             by_browser.update({id(b): s for b, s in zip(grid, servers, strict=True)})
-            options = CheckOptions(crawl=1, workers=1, timeout=20, max_pages=6)
+            options = CheckOptions(crawl=1, workers=1, timeout=20, max_pages=4)
             return await check_urls(
                 grid, [site], options, prepare_context=kill_on_p3, names=[s.ws for s in servers]
             )

@@ -123,6 +123,14 @@ def test_credentials_in_the_grid_url_become_basic_auth_and_leave_the_url() -> No
     assert grid.headers == {"Authorization": "Basic Y2k6c0BjcmV0"}
 
 
+def test_a_cdp_address_on_loopback_is_reached_at_the_grids_host() -> None:
+    grid = SeleniumGrid.at("http://grid.example:4444")
+    cdp = "ws://127.0.0.1:4444/session/ab/se/cdp"
+    assert grid._cdp_address(cdp) == "ws://grid.example:4444/session/ab/se/cdp"
+    assert grid._cdp_address("ws://node-3:5555/x") == "ws://node-3:5555/x"
+    assert SeleniumGrid.at("http://127.0.0.1:4444")._cdp_address(cdp) == cdp
+
+
 def test_our_switches_repeat_the_installed_playwrights() -> None:
     # A node's chromedriver launches this Chromium: without Playwright's switches, pages would
     # behave otherwise than in a local run (background timers, the back-forward cache).

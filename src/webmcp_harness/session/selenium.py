@@ -27,10 +27,11 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from ..core.errors import BrowserNotFoundError, UsageError
 from ..core.text import safe_text
+from ..core.urls import split_url
 
 if TYPE_CHECKING:
     import http.client
@@ -272,8 +273,8 @@ class SeleniumGrid:
         is not one, saying what to give (its message does not name the option: the caller
         does)."""
         example = "http://127.0.0.1:4444"
+        parts = split_url(url.strip())
         try:
-            parts = urlsplit(url.strip())
             parts.port  # noqa: B018 (a port that is not a number raises here)
         except ValueError as exc:
             raise UsageError(
@@ -306,7 +307,7 @@ class SeleniumGrid:
         """(status, JSON value or None) of one request; OSError when nothing answers in time."""
         import http.client
 
-        parts = urlsplit(self.url)
+        parts = split_url(self.url)
         kind = (
             http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         )
@@ -412,15 +413,12 @@ class SeleniumGrid:
         (its grid URL unset) is reached at the grid's host, as Playwright does."""
         if "://" not in cdp:
             cdp = "ws://" + cdp
-        parts = urlsplit(cdp)
-        grid = urlsplit(self.url)
-        if parts.hostname in ("localhost", "127.0.0.1", "::1") and grid.hostname not in (
-            "localhost",
-            "127.0.0.1",
-            "::1",
-        ):
+        parts, grid = split_url(cdp), split_url(self.url)
+        loopback = ("localhost", "127.0.0.1", "::1")
+        if parts.hostname in loopback and grid.hostname not in loopback:
             host = f"[{grid.hostname}]" if ":" in (grid.hostname or "") else grid.hostname
-            netloc = f"{host}:{parts.port}" if parts.port else str(host)
+            port = parts.netloc.rpartition("]")[2].rpartition(":")[2]
+            netloc = f"{host}:{port}" if port.isdigit() else str(host)
             cdp = parts._replace(netloc=netloc).geturl()
         return cdp
 

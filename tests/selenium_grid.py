@@ -19,7 +19,6 @@ import re
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -257,25 +256,26 @@ class Hub:
         self.server.stop()
 
 
-def logs_folder() -> Path:
-    """A folder for the grid's logs; the test is skipped, saying why, when no grid can run."""
+def logs_folder(factory: pytest.TempPathFactory) -> Path:
+    """A folder for a grid's logs (pytest keeps the last runs'); the test is skipped, saying
+    why, when no grid can run here."""
     why = why_no_grid()
     if why:
         pytest.skip(f"no Selenium Grid here: {why}")
-    return Path(tempfile.mkdtemp(prefix="webmcp-selenium-"))
+    return factory.mktemp("selenium")
 
 
 @pytest.fixture(scope="session")
-def selenium_standalone() -> Iterator[Standalone]:
+def selenium_standalone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Standalone]:
     """A standalone grid with two Chromium slots, for the xdist worker's whole run."""
-    grid = Standalone(logs_folder())
+    grid = Standalone(logs_folder(tmp_path_factory))
     yield grid
     grid.stop()
 
 
 @pytest.fixture(scope="session")
-def selenium_hub() -> Iterator[Hub]:
+def selenium_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     """A hub with two nodes of one Chromium slot each, for the xdist worker's whole run."""
-    hub = Hub(logs_folder())
+    hub = Hub(logs_folder(tmp_path_factory))
     yield hub
     hub.stop()

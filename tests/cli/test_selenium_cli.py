@@ -78,9 +78,9 @@ def test_selenium_input_that_cannot_work_is_a_usage_error_before_anything_starts
 
 
 @pytest.fixture(scope="module")
-def dropping_grid() -> Iterator[str]:
+def dropping_grid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A standalone grid whose node's browser is a wrapper that drops --enable-features."""
-    folder = logs_folder()
+    folder = logs_folder(tmp_path_factory)
     wrapper = folder / "chromium-without-features"
     wrapper.write_text(
         "#!/bin/sh\n"

@@ -23,6 +23,13 @@ And the peak RSS of the harness process (`webmcp-harness check` in a new process
 100- and a 1,000-page site (target: within 1.2x). `--rss-pages 100,300` picks the sizes
 (`--rss-pages ""`: none).
 
+With `--selenium-grid`: the same 40-page site, with `--latency` ms before each response, checked
+over one and over two sessions of a Selenium Grid 4 (a hub with two nodes of one slot each on
+127.0.0.1, from the jar `scripts/setup.sh` installs; `--workers 1` per session, so one node against
+two: pages per second, target >= 1.6x); and the grid's own cost, in the same run: a `call` of the
+demo's get_product through the grid against a local one, as a user runs it (a new process each,
+alternating), and one tool call on a page already open (the CDP proxy's hop).
+
 It prints the ratios first; the medians of the runs are the seconds in the columns after them.
 """
 
@@ -359,6 +366,147 @@ def measure_grid(
     return ratios, rows
 
 
+async def _selenium_rate(url: str, grid: Any, sessions: int, options: CheckOptions) -> float:
+    """Pages per second of a check of url over that many sessions of grid (opened first)."""
+    from webmcp_harness.session.selenium import open_session
+
+    async with async_playwright() as p:
+        opened = await asyncio.gather(*(open_session(p, grid) for _ in range(sessions)))
+        try:
+            browsers = [o.browser for o in opened]
+            started = time.perf_counter()
+            report = await check_urls(
+                browsers, [url], options, names=[o.session.name for o in opened]
+            )
+            took = time.perf_counter() - started
+        finally:
+            await asyncio.gather(*(o.close() for o in opened))
+    if any(page.error for page in report.pages):
+        raise SystemExit(
+            f"a page failed on the grid: {next(p.error for p in report.pages if p.error)}"
+        )
+    return len(report.pages) / took
+
+
+async def _call_seconds(grid: Any, demo: str, calls: int) -> float:
+    """Median seconds of one get_product call on the demo's page, open in a grid session's
+    browser (grid) or a local one (None)."""
+    from webmcp_harness import WebMCPSession
+    from webmcp_harness.session.selenium import open_session
+
+    async with async_playwright() as p:
+        opened = await open_session(p, grid) if grid is not None else None
+        browser = opened.browser if opened is not None else await launch(p)
+        try:
+            page = await (await browser.new_context()).new_page()
+            session = await WebMCPSession.attach(page)
+            await page.goto(demo)
+            args = {"product_id": "beacon-lantern"}
+            await session.call("get_product", args)  # warm-up
+            times = []
+            for _ in range(calls):
+                started = time.perf_counter()
+                await session.call("get_product", args)
+                times.append(time.perf_counter() - started)
+            await session.close()
+            return statistics.median(times)
+        finally:
+            if opened is not None:
+                await opened.close()
+            else:
+                await browser.close()
+
+
+def measure_selenium_grid(
+    repeat: int, latency: float
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """One node against two (a session each, --workers 1), alternating runs, and the grid's cost
+    of a `call`: the command, and one call on an open page."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from selenium_grid import Hub, why_no_grid
+    from webmcp_harness.session.selenium import SeleniumGrid
+    from webmcp_harness.testing.demo import DemoServer
+
+    why = why_no_grid()
+    if why:
+        raise SystemExit(f"no Selenium Grid here: {why}")
+    options = CheckOptions(crawl=1, workers=1, timeout=20)
+    with tempfile.TemporaryDirectory() as folder:
+        hub = Hub(Path(folder))
+        try:
+            grid = SeleniumGrid.at(hub.url)
+            write_flat_site(Path(folder), 40)
+            with serve(Path(folder), latency) as base, DemoServer() as demo:
+                url = f"{base}/index.html"
+                asyncio.run(_selenium_rate(url, grid, 1, options))  # warm-up (caches, the JIT)
+                one, two = [], []
+                for _ in range(repeat):
+                    one.append(asyncio.run(_selenium_rate(url, grid, 1, options)))
+                    two.append(asyncio.run(_selenium_rate(url, grid, 2, options)))
+                argv = [sys.executable, "-m", "webmcp_harness", "call", demo.url, "get_product"]
+                argv.append('{"product_id": "beacon-lantern"}')
+                _wall(argv, "a local call")  # warm-up
+                local, through = [], []
+                for _ in range(repeat):
+                    local.append(_wall(argv, "a local call"))
+                    through.append(_wall([*argv, "--selenium-grid", hub.url], "a grid call"))
+                open_local = asyncio.run(_call_seconds(None, demo.url, 50))
+                open_grid = asyncio.run(_call_seconds(grid, demo.url, 50))
+        finally:
+            hub.stop()
+    label = f"{latency * 1000:.0f} ms latency"
+    rows = [
+        {"name": f"selenium grid: 40 pages, {label}, 1 node", "value": statistics.median(one),
+         "unit": "pages/s", "runs": [round(x, 2) for x in one]},
+        {"name": f"selenium grid: 40 pages, {label}, 2 nodes", "value": statistics.median(two),
+         "unit": "pages/s", "runs": [round(x, 2) for x in two]},
+        {"name": "`call` command, local", "value": statistics.median(local), "unit": "s",
+         "runs": [round(x, 2) for x in local]},
+        {"name": "`call` command, through the grid", "value": statistics.median(through),
+         "unit": "s", "runs": [round(x, 2) for x in through]},
+        {"name": "one call on an open page, local", "value": open_local * 1000, "unit": "ms"},
+        {"name": "one call on an open page, through the grid", "value": open_grid * 1000,
+         "unit": "ms"},
+    ]  # fmt: skip
+    ratios = {
+        f"selenium grid, {label}, --workers 1: 2 nodes / 1 node, pages/s (target >= 1.6)": (
+            statistics.median(two) / statistics.median(one)
+        ),
+        "`call` command: through the grid / local, seconds": (
+            statistics.median(through) / statistics.median(local)
+        ),
+        "one call on an open page: through the grid / local, seconds": open_grid / open_local,
+    }
+    return ratios, rows
+
+
+def _load() -> str:
+    """The machine's load averages (1, 5 and 15 minutes), as /proc/loadavg gives them."""
+    where = Path("/proc/loadavg")
+    return " ".join(where.read_text().split()[:3]) if where.exists() else "unknown"
+
+
+def _print_selenium_grid(args: argparse.Namespace) -> int:
+    before = _load()
+    ratios, rows = measure_selenium_grid(max(1, args.repeat), args.latency / 1000)
+    if args.json:
+        print(json.dumps({"ratios": ratios, "rows": rows}, indent=2))
+        return 0
+    print(
+        f"check_scale --selenium-grid: {os.cpu_count()} CPUs, load average {before} before and "
+        f"{_load()} after, median of {args.repeat} run(s)"
+    )
+    print()
+    print(f"{'ratio':72} {'value':>6}")
+    for name, value in ratios.items():
+        print(f"{name:72} {value:6.2f}")
+    print()
+    for row in rows:
+        runs = f"  runs {row['runs']}" if "runs" in row else ""
+        print(f"{row['name']:52} {row['value']:8.2f} {row['unit']}{runs}")
+    return 0
+
+
 def _peak_rss(argv: list[str]) -> int:
     """The peak resident memory (VmHWM, kB) of the process argv starts, read as it runs."""
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -407,14 +555,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--grid", action="store_true", help="only the grid rows: 1 vs 2 servers, peak RSS"
     )
+    parser.add_argument(
+        "--selenium-grid",
+        action="store_true",
+        help="only the Selenium Grid rows: 2 nodes vs 1, and the grid's cost of a call",
+    )
     parser.add_argument("--rss-pages", default="100,1000", help="site sizes for the RSS rows")
     parser.add_argument(
         "--grid-workers", type=int, default=2, help="--workers per browser in the grid rows"
     )
     parser.add_argument(
-        "--latency", type=float, default=300, help="ms before each response (grid rows)"
+        "--latency",
+        type=float,
+        default=300,
+        help="ms before each response (grid and Selenium Grid rows)",
     )
     args = parser.parse_args(argv)
+    if args.selenium_grid:
+        return _print_selenium_grid(args)
     if args.grid:
         return _print_grid(args)
     with tempfile.TemporaryDirectory() as folder:

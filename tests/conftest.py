@@ -44,6 +44,7 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 pytest_plugins = [
     "grid_servers",  # browser servers (run-server, the node) for the grid tests
+    "selenium_grid",  # Selenium Grids (a standalone; a hub with two nodes) for the grid tests
     "pytester",  # overridden below
 ]
 
@@ -74,7 +75,10 @@ LONGEST_FIRST = (
     "test_polyfill.py",
     "test_grid.py",
     "test_session.py",
+    "test_selenium_check.py",
     "test_grid_check.py",
+    "test_selenium_cli.py",
+    "test_selenium_plugin.py",
     "test_inpage.py",
     "test_gateway.py",
     "test_sources.py",
@@ -86,6 +90,7 @@ LONGEST_FIRST = (
     "test_demo_scenarios.py",
     "test_schema_formats.py",
     "test_targets.py",
+    "test_selenium.py",
     "test_grid_plugin.py",
     "test_readme_example.py",
     "test_declarative.py",

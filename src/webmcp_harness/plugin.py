@@ -35,6 +35,7 @@ assertions for an async session.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -48,7 +49,7 @@ import pytest
 
 from . import session as _core
 from .core.contracts import plain
-from .core.errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
+from .core.errors import BrowserNotFoundError, Error, UsageError, WebMCPUnavailableError
 from .core.records import BACKEND_CHOICES, BackendChoice, CallRecord, CallResult, Tool
 from .core.timeouts import DEFAULT_TIMEOUT, SETTING_MOST, seconds_problem
 from .session.adapters import is_sync, run_sync
@@ -62,6 +63,16 @@ from .session.browser import (
     find_browser,
     launch_args,
     merge_features,
+)
+from .session.selenium import (
+    CAPABILITIES_ENV,
+    GRID_ENV,
+    SeleniumGrid,
+    SessionWatch,
+    capabilities,
+    no_webmcp_message,
+    open_sync,
+    parse_capabilities,
 )
 from .session.sync import WebMCPSession
 from .testing.coverage import Coverage
@@ -103,6 +114,7 @@ _RUN = pytest.StashKey["_RunSettings"]()
 _COVERAGE = pytest.StashKey[Coverage]()
 _VERDICT = pytest.StashKey[list[str]]()
 _CONNECTED = pytest.StashKey[bool]()
+_SELENIUM = pytest.StashKey["_Selenium"]()
 _WORKER_KEY = "webmcp_coverage"
 TRACE_QUOTE = 2000
 
@@ -118,6 +130,8 @@ INI = {
     "coverage_json": "webmcp_coverage_json",
     "coverage_fail_under": "webmcp_coverage_fail_under",
     "connect": "webmcp_connect",
+    "selenium_grid": "webmcp_selenium_grid",
+    "selenium_capabilities": "webmcp_selenium_capabilities",
 }
 
 
@@ -247,7 +261,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "webmcp-harness browser-server), sent WebMCP's launch options; each xdist worker "
         "connects on its own (ini webmcp_connect)",
     )
+    group.addoption(
+        "--webmcp-selenium-grid",
+        default=None,
+        metavar="URL",
+        help="use Chromium from a Selenium Grid 4 (its hub, router or standalone URL), a "
+        "session per xdist worker, asked for WebMCP's switches (ini webmcp_selenium_grid; "
+        "default $SELENIUM_REMOTE_URL)",
+    )
+    group.addoption(
+        "--webmcp-selenium-capabilities",
+        default=None,
+        metavar="JSON",
+        help="more capabilities to ask the grid for, merged with the plugin's (ini "
+        "webmcp_selenium_capabilities; default $SELENIUM_REMOTE_CAPABILITIES)",
+    )
     parser.addini(INI["connect"], "a Playwright browser server to use (ws://…)", default="")
+    parser.addini(INI["selenium_grid"], "a Selenium Grid 4 to use (http://…)", default="")
+    parser.addini(INI["selenium_capabilities"], "more capabilities for the grid", default="")
     parser.addini(INI["timeout"], "default timeout of a tool call, in seconds", default="")
     parser.addini(INI["confirm"], "act as the person for forms (true/false)", type="bool")
     parser.addini(INI["backend"], "auto, cdp or inpage", default="")
@@ -304,6 +335,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     settings = _run_settings(config)
     config.stash[_RUN] = settings
+    selenium = _selenium(config)
+    if selenium is not None:
+        config.stash[_SELENIUM] = selenium
     if settings.coverage or settings.coverage_json or settings.fail_under is not None:
         config.stash[_COVERAGE] = Coverage()
 
@@ -320,12 +354,17 @@ def pytest_fixture_setup(
     value = yield
     if fixturedef.argname == "connect_options":
         return _connect_options(fixturedef, request.config, value)
+    selenium = request.config.stash.get(_SELENIUM, None)
+    if fixturedef.argname == "launch_browser" and selenium is not None:
+        return selenium.launcher(fixturedef, request)
     if fixturedef.argname == "browser_type_launch_args" and isinstance(value, dict):
         name = request.getfixturevalue("browser_name")
         request.config.stash.setdefault(_MADE_FOR, []).append((fixturedef, request, name))
         if name == "chromium":
-            remote = _connect_endpoint(request.config) is not None or bool(
-                request.getfixturevalue("connect_options")
+            remote = (
+                _connect_endpoint(request.config) is not None
+                or selenium is not None
+                or bool(request.getfixturevalue("connect_options"))
             )
             _add_webmcp(value, request.config.getoption("--webmcp-browser-path"), remote=remote)
     return value
@@ -355,6 +394,86 @@ def _connect_options(fixturedef: pytest.FixtureDef[Any], config: pytest.Config, 
         fixturedef.cached_result = (value, fixturedef.cached_result[1], None)  # what pytest gives
     config.stash[_CONNECTED] = bool(value)
     return value
+
+
+class _Selenium:
+    """--webmcp-selenium-grid: pytest-playwright's browser is a session of a Selenium Grid 4."""
+
+    def __init__(self, url: str, given: dict[str, Any] | None) -> None:
+        self.url = url
+        self.given = given
+        self.watches: dict[Any, SessionWatch] = {}  # each browser's, its session's watch
+
+    def launcher(self, fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest) -> Any:
+        """pytest-playwright's launch_browser, asking the grid for a session instead (WebMCP's
+        switches, and the launch args' own, in its capabilities)."""
+        browser_type = request.getfixturevalue("browser_type")
+        launch_args = request.getfixturevalue("browser_type_launch_args")
+        browser_path = request.config.getoption("--webmcp-browser-path")
+
+        def launch(**kwargs: Any) -> Any:
+            options = {**launch_args, **kwargs}
+            caps = capabilities(
+                self.given,
+                args=[str(a) for a in options.get("args") or []],
+                headless=options.get("headless", True) is not False,
+                browser_path=browser_path,
+            )
+            try:
+                browser, watch = open_sync(browser_type, SeleniumGrid.at(self.url, caps))
+            except Error as exc:
+                pytest.fail(exc.message, pytrace=False)
+            self.watches[browser] = watch
+            return browser
+
+        if fixturedef.cached_result is not None:
+            fixturedef.cached_result = (launch, fixturedef.cached_result[1], None)
+        return launch
+
+    def fail_if_gone(self) -> None:
+        """Before a test that uses the browser: fail it when the grid lost the session (the
+        browser is closed then; it cannot come back)."""
+        for browser, watch in list(self.watches.items()):
+            if watch.gone is None:
+                continue
+            del self.watches[browser]
+            with contextlib.suppress(Exception):
+                browser.close()
+            pytest.fail(
+                f"{watch.session.name} is gone: {watch.gone}. The tests after it in this "
+                "process cannot use its browser; run them again.",
+                pytrace=False,
+            )
+
+
+def _selenium(config: pytest.Config) -> _Selenium | None:
+    """The grid of --webmcp-selenium-grid (else the ini key, else $SELENIUM_REMOTE_URL), checked
+    before any test runs: a usage error, saying what to do, when it cannot work."""
+    url = str(
+        config.getoption("--webmcp-selenium-grid")
+        or config.getini(INI["selenium_grid"])
+        or os.environ.get(GRID_ENV, "")
+    ).strip()
+    raw = str(
+        config.getoption("--webmcp-selenium-capabilities")
+        or config.getini(INI["selenium_capabilities"])
+        or os.environ.get(CAPABILITIES_ENV, "")
+    ).strip()
+    if not url:
+        return None
+    if _connect_endpoint(config) is not None:
+        raise pytest.UsageError("Give --webmcp-selenium-grid or --webmcp-connect, not both.")
+    try:
+        given = parse_capabilities(raw) if raw else None
+    except UsageError as exc:
+        raise pytest.UsageError(f"--webmcp-selenium-capabilities: {exc.message}") from None
+    try:
+        grid = SeleniumGrid.at(url, capabilities(given))
+        if not (hasattr(config, "workerinput") or config.option.help or config.option.collectonly):
+            grid.status()  # once, in the controller
+    except UsageError as exc:
+        raise pytest.UsageError(f"--webmcp-selenium-grid: {exc.message}") from None
+    return _Selenium(url, given)
 
 
 def _add_webmcp(options: dict[str, Any], browser_path: str | None, *, remote: bool = False) -> None:
@@ -426,6 +545,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     name = callspec.params.get("browser_name") if callspec is not None else None
     if name is None:
         return
+    selenium = item.config.stash.get(_SELENIUM, None)
+    if selenium is not None and "browser" in getattr(item, "fixturenames", ()):
+        selenium.fail_if_gone()
     made = item.config.stash.get(_MADE_FOR, [])
     for fixturedef, request, made_for in [m for m in made if m[2] != name]:
         fixturedef.finish(request)
@@ -594,7 +716,10 @@ def _missing_webmcp(config: pytest.Config, page: Page) -> str | None:
     finally:
         context.close()
     known[browser] = None
-    if not has and config.stash.get(_CONNECTED, False):
+    selenium = config.stash.get(_SELENIUM, None)
+    if not has and selenium is not None and browser in selenium.watches:
+        known[browser] = no_webmcp_message(selenium.watches[browser].session)
+    elif not has and config.stash.get(_CONNECTED, False):
         known[browser] = NO_WEBMCP_REMOTE
     elif not has:
         known[browser] = (

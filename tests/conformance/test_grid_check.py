@@ -236,3 +236,41 @@ def test_an_endpoint_that_is_not_a_websocket_is_a_usage_error(tmp_path: Path) ->
     )
     assert done.returncode == 2
     assert "is not a ws:// or wss:// endpoint" in " ".join(done.stderr.split())
+
+
+def test_a_page_whose_browser_disconnects_twice_is_not_checked_a_third_time(
+    site: str, browsers: Path
+) -> None:
+    servers = [RunServer(unsafe=True, browsers=browsers) for _ in range(2)]
+    by_browser: dict[int, RunServer] = {}
+    killed: set[int] = set()
+
+    def kill(server: RunServer, url: str) -> None:
+        if url.endswith("/p3") and server.process.pid not in killed:
+            killed.add(server.process.pid)
+            os.killpg(server.process.pid, signal.SIGKILL)
+
+    async def kill_on_p3(context: Any) -> None:  # (each server in turn, as p3 loads there)
+        server = by_browser[id(context.browser)]
+        context.on("request", lambda request: kill(server, request.url))
+
+    async def run() -> CheckReport:
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            grid = [await connect(p, ws_endpoint=server.ws) for server in servers]
+            by_browser.update({id(b): s for b, s in zip(grid, servers, strict=True)})
+            options = CheckOptions(crawl=1, workers=1, timeout=20, max_pages=4)
+            return await check_urls(
+                grid, [site], options, prepare_context=kill_on_p3, names=[s.ws for s in servers]
+            )
+
+    try:
+        report = asyncio.run(run())
+    finally:
+        for server in servers:
+            server.process.wait(10)
+    errors = {page.url.rsplit("/", 1)[1]: page.error or "" for page in report.pages}
+    assert "disconnected twice" in errors["p3"]
+    assert all(server.ws in errors["p3"] for server in servers)
+    assert [entry["url"].rsplit("/", 1)[1] for entry in report.options["retried"]] == ["p3"]

@@ -1,4 +1,5 @@
-"""`serve --connect`: the MCP bridge on the browser of a grid node, driven by the MCP SDK."""
+"""`serve --connect` and `serve --selenium-grid`: the MCP bridge on the browser of a grid node
+(a browser server, or a Selenium Grid session), driven by the MCP SDK."""
 
 from __future__ import annotations
 
@@ -40,12 +41,17 @@ async def _list_and_call(params: StdioServerParameters, log: Path) -> tuple[set[
                 return names, said
 
 
+@pytest.mark.parametrize("grid", ["node", "selenium_standalone"])
 def test_serve_lists_and_calls_the_demos_tools_in_a_remote_browser(
-    node: str, demo: str, tmp_path: Path
+    grid: str, request: pytest.FixtureRequest, demo: str, tmp_path: Path
 ) -> None:
-    env = dict(os.environ)
+    if grid == "node":  # a browser server, or a Selenium Grid's session
+        where = ["--connect", request.getfixturevalue("node")]
+    else:
+        where = ["--selenium-grid", request.getfixturevalue("selenium_standalone").url]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SELENIUM_")}
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    args = ["-m", "webmcp_harness", "serve", f"{demo}/", "--connect", node, "--timeout", "30"]
+    args = ["-m", "webmcp_harness", "serve", f"{demo}/", *where, "--timeout", "30"]
     params = StdioServerParameters(command=sys.executable, args=args, env=env)
     log = tmp_path / "serve.log"
     try:

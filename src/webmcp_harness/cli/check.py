@@ -140,8 +140,9 @@ def cli_url(url: str, limit: int = 100) -> str:
     "--workers",
     type=click.IntRange(1, 32),
     default=DEFAULT_WORKERS,
-    help="Pages checked at once in each browser (a context each, page after page) [default: "
-    f"4, or the CPUs + 1 if that is fewer: {DEFAULT_WORKERS} here].",
+    help="Pages checked at once in each browser (a context each, page after page; with "
+    "--selenium-grid: sessions of the grid, a page at a time in each) [default: 4, or the "
+    f"CPUs + 1 if that is fewer: {DEFAULT_WORKERS} here].",
 )
 @click.option(
     "--call",
@@ -219,7 +220,8 @@ def check(
     Exit status: 0 when no error was found (with --strict: no warning either), 1 when one was,
     2 for a usage error, 3 when the browser or the page could not be reached.
     With --connect given several times (or --connect-file), the pages are spread over all those
-    browser servers; a page whose browser disconnects is checked again on another one.
+    browser servers; a page whose browser disconnects is checked again on another one. With
+    --selenium-grid, over --workers sessions of the grid, as it gives them.
     """
     endpoints = common.endpoints_from(kwargs)
     browser = common.options_from(kwargs)
@@ -242,7 +244,7 @@ def check(
             allow_no_tools=allow_no_tools,
             pages=pages,
             crawl=crawl if crawl is not None else (DEMO_CRAWL if demo else 0),
-            workers=workers,
+            workers=1 if browser.grid is not None else workers,  # a grid: a session a worker
             strict=strict,
             max_pages=max_pages,
             max_per_path=max_per_path if max_per_path is not None or not demo else DEMO_PER_PATH,
@@ -265,6 +267,16 @@ def check(
             )
 
         with _Display(common.err) as display:
+            if browser.grid is not None:
+                from playwright.async_api import async_playwright
+
+                from .selenium import grid_sessions
+
+                async with (
+                    async_playwright() as p,
+                    grid_sessions(p, browser, workers) as (first, name, sessions),
+                ):
+                    return await check_in([first], names=[name], sessions=sessions)
             if len(endpoints) > 1:
                 async with common.open_browsers(browser, endpoints) as browsers:
                     return await check_in(browsers, names=endpoints)

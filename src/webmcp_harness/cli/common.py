@@ -27,10 +27,12 @@ from ..core.records import BACKEND_CHOICES, BackendChoice
 from ..core.text import safe_text, write_json
 from ..core.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT
 from ..session.limits import DEFAULT_SETTLE, EMPTY_WAIT
+from .selenium import grid_browser, grid_from, selenium_options
 from .text import cell, markup
 
 if TYPE_CHECKING:
     from ..session import WebMCPSession
+    from ..session.selenium import SeleniumGrid
 
 __all__ = [
     "EXIT_FAILED",
@@ -81,6 +83,7 @@ class BrowserOptions:
     backend: BackendChoice = "auto"
     webmcp: bool = True
     browser_path_source: str = "--browser-path"
+    grid: SeleniumGrid | None = None  # --selenium-grid: a Selenium Grid 4's Chromium
 
 
 class Seconds(click.ParamType[float]):
@@ -160,6 +163,7 @@ def _browser_options(func: Callable[..., Any], *, many: bool) -> Callable[..., A
             else []
         ),
         click.option("--cdp", metavar="URL", help="Use a running Chromium over CDP."),
+        *selenium_options(),
         click.option(
             "--backend",
             type=click.Choice(BACKEND_CHOICES),
@@ -219,7 +223,7 @@ def options_from(kwargs: dict[str, Any]) -> BrowserOptions:
     ctx = click.get_current_context(silent=True)
     source = ctx.get_parameter_source("browser_path") if ctx is not None else None
     from_env = source is not None and source.name == "ENVIRONMENT"
-    return BrowserOptions(
+    options = BrowserOptions(
         browser_path_source="WEBMCP_BROWSER_PATH" if from_env else "--browser-path",
         timeout=kwargs.pop("timeout"),
         browser_path=kwargs.pop("browser_path"),
@@ -228,6 +232,8 @@ def options_from(kwargs: dict[str, Any]) -> BrowserOptions:
         cdp=kwargs.pop("cdp"),
         backend=kwargs.pop("backend"),
     )
+    options.grid = grid_from(kwargs, options)
+    return options
 
 
 def check_url(url: str, param_hint: str = "URL") -> str:
@@ -271,6 +277,10 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
     from ..session.browser import launch
 
     async with async_playwright() as p:
+        if options.grid is not None:
+            async with grid_browser(p, options) as browser:
+                yield browser
+            return
         if options.connect or options.cdp:
             browser = await _connected(p, options, options.connect)
         else:
@@ -301,13 +311,18 @@ async def _connected(p: Any, options: BrowserOptions, ws_endpoint: str | None) -
             if ws_endpoint
             else NO_WEBMCP_CDP.format(where=options.cdp)
         )
-        if options.backend == "cdp":  # native tools only: nothing can be found
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(browser.close(), 10)
-            raise WebMCPUnavailableError(why)
-        # auto: a polyfilled page still has tools of its own; say why natives are missing
-        err.print(f"[yellow]warning:[/] {markup(why)}", soft_wrap=True)
+        await without_webmcp(browser, options, why)
     return browser
+
+
+async def without_webmcp(browser: Any, options: BrowserOptions, why: str) -> None:
+    """A remote browser has no WebMCP: an error with --backend cdp (it is closed), else a
+    warning (a polyfilled page still has tools of its own)."""
+    if options.backend == "cdp":  # native tools only: nothing can be found
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(browser.close(), 10)
+        raise WebMCPUnavailableError(why)
+    err.print(f"[yellow]warning:[/] {markup(why)}", soft_wrap=True)
 
 
 @contextlib.asynccontextmanager

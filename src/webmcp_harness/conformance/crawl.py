@@ -6,8 +6,9 @@ import asyncio
 import contextlib
 import functools
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..core.urls import split_url
 from .findings import Collector, Severity
@@ -18,7 +19,7 @@ from .visit import _Lane, _may_be_lost, _Visit
 if TYPE_CHECKING:
     from playwright.async_api import Browser
 
-__all__ = ["Crawl"]
+__all__ = ["BrowserSource", "Crawl"]
 
 
 @dataclass
@@ -28,6 +29,24 @@ class _Node:
     browser: Browser
     name: str
     dead: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class BrowserSource(Protocol):
+    """Browsers that join a run while it goes (a Selenium Grid's sessions, as the grid gives
+    them), and that can replace one that is lost."""
+
+    @property
+    def pending(self) -> bool:
+        """Whether a browser may still come."""
+        ...
+
+    def arrivals(self) -> AsyncIterator[tuple[Browser, str] | None]:
+        """Each browser (and its name) as it comes; None when one that was coming did not."""
+        ...
+
+    def lost(self, name: str) -> None:
+        """The browser called name is gone (the source may bring another)."""
+        ...
 
 
 def _origin(url: str) -> tuple[str, str]:
@@ -65,6 +84,8 @@ class Crawl(CheckerBase):
     _per_path: dict[tuple[str, str, str], int]
     _nodes: list[_Node]
     _retried: list[dict[str, str]]
+    _source: BrowserSource | None
+    _workers: list[asyncio.Task[None]]
 
     def _enqueue(self, url: str, depth: int, *, seed: bool = False) -> None:
         key = normalise_url(url, keep_fragment=seed)
@@ -153,44 +174,89 @@ class Crawl(CheckerBase):
 
     # -- a grid: several browsers --------------------------------------------------------
     def _grid_workers(self) -> list[asyncio.Task[None]]:
-        """options.workers workers per browser, all taking pages from the one queue."""
-        workers: list[asyncio.Task[None]] = []
+        """options.workers workers per browser, all taking pages from the one queue (and those
+        of each browser the source brings, as it comes)."""
+        self._workers = []
         for index, browser in enumerate(self.browsers):
             name = self.names[index] if index < len(self.names) else f"browser {index + 1}"
-            node = _Node(browser, name)
-            self._nodes.append(node)
-            browser.on("disconnected", functools.partial(self._lost_browser, node))
-            if not browser.is_connected():
-                self._lost(node)
-            for _ in range(max(1, self.options.workers)):
-                workers.append(asyncio.create_task(self._worker(node)))
-        return workers
+            self._add_node(browser, name)
+        if self._source is not None:
+            self._workers.append(asyncio.create_task(self._join(self._source)))
+        return self._workers
+
+    def _add_node(self, browser: Browser, name: str) -> None:
+        node = _Node(browser, name)
+        self._nodes.append(node)
+        browser.on("disconnected", functools.partial(self._lost_browser, node))
+        if not browser.is_connected():
+            self._lost(node)
+        for _ in range(max(1, self.options.workers)):
+            self._workers.append(asyncio.create_task(self._worker(node)))
+
+    async def _join(self, source: BrowserSource) -> None:
+        """The source's browsers join as they come; when one that was coming does not and none
+        is left, the queued pages cannot be checked."""
+        async for arrival in source.arrivals():
+            if arrival is not None:
+                self._add_node(*arrival)
+            elif self._nodes:
+                self._drain(self._nodes[-1])
 
     def _lost_browser(self, node: _Node, _browser: Browser) -> None:
         self._lost(node)
 
     def _lost(self, node: _Node) -> None:
-        """node's browser disconnected: when it was the last, the queued pages cannot be checked."""
-        node.dead.set()
-        if any(not n.dead.is_set() for n in self._nodes) or self._queue is None:
+        """node's browser disconnected: the source may bring another; when it was the last and
+        none is coming, the queued pages cannot be checked."""
+        if not node.dead.is_set():
+            node.dead.set()
+            if self._source is not None:
+                self._source.lost(node.name)
+        self._drain(node)
+
+    def _drain(self, node: _Node) -> None:
+        if self._left() or self._queue is None:
             return
         while not self._queue.empty():
             url, depth, seed = self._queue.get_nowait()
             self._again(url, depth, seed, node, started=False)
             self._queue.task_done()
 
+    def _left(self) -> bool:
+        """Whether a browser is left, or may still come."""
+        coming = self._source is not None and self._source.pending
+        return coming or any(not n.dead.is_set() for n in self._nodes)
+
     def _again(self, url: str, depth: int, seed: bool, node: _Node, *, started: bool) -> None:
-        """Check url on another browser, or, with none left, report it as not checked."""
+        """Check url on another browser, once; with none left (or a second time), report it as
+        not checked."""
         if started:
+            before = next((r for r in self._retried if r["url"] == url), None)
+            if before is not None:
+                self._not_checked(
+                    url,
+                    depth,
+                    seed,
+                    f"This page could not be checked: its browser disconnected twice while "
+                    f"checking it ({before['browser']}, then {node.name}).",
+                )
+                return
             self._retried.append(
-                {"url": url, "reason": f"{node.name} disconnected while checking it"}
+                {
+                    "url": url,
+                    "reason": f"{node.name} disconnected while checking it",
+                    "browser": node.name,
+                }
             )
-        if any(not n.dead.is_set() for n in self._nodes):
+        if self._left():
             assert self._queue is not None
             self._queue.put_nowait((url, depth, seed))
             return
-        visit = _Visit(url, depth, seed, Collector(url), PageResult(url=url, calls=[]))
         message = f"This page could not be checked: every browser disconnected ({node.name} last)."
+        self._not_checked(url, depth, seed, message)
+
+    def _not_checked(self, url: str, depth: int, seed: bool, message: str) -> None:
+        visit = _Visit(url, depth, seed, Collector(url), PageResult(url=url, calls=[]))
         visit.col.add("discovery.page-load", message)
         visit.result.error = message
         self._done[url] = visit

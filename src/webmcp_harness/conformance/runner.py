@@ -24,7 +24,7 @@ from ..core.records import Tool
 from .behaviour import (
     BEHAVIOUR_CHECKS,
 )
-from .crawl import Crawl, _origin
+from .crawl import BrowserSource, Crawl, _origin
 from .exercise import _CHUNK, Exercises, _key, _unresponsive
 from .findings import Collector, excerpt
 from .forms import (
@@ -68,6 +68,8 @@ class Checker(Crawl, Visits, Exercises):
     context before its page opens (to add cookies, routes or bindings). on_progress hears when
     pages start and finish. With stream, each page goes to disk as soon as it and the pages
     before it are done (CheckReport.spool), so memory stays flat however many pages there are.
+    With sessions (a Selenium Grid's), more browsers join as they come, and one that is lost is
+    replaced when the source can.
     """
 
     def __init__(
@@ -79,6 +81,7 @@ class Checker(Crawl, Visits, Exercises):
         prepare_context: ContextHook | None = None,
         names: Sequence[str] | None = None,
         stream: bool = False,
+        sessions: BrowserSource | None = None,
     ) -> None:
         browsers = list(browser) if isinstance(browser, Sequence) else [browser]
         if not browsers:
@@ -88,6 +91,8 @@ class Checker(Crawl, Visits, Exercises):
         self.names = list(names or ())
         self._retried = []
         self._nodes = []
+        self._source = sessions
+        self._workers = []
         self.options = options or CheckOptions()
         self.on_progress = on_progress
         self.prepare_context = prepare_context
@@ -112,7 +117,7 @@ class Checker(Crawl, Visits, Exercises):
         self._queue = asyncio.Queue()
         for url in urls:
             self._enqueue(url, 0, seed=True)
-        if len(self.browsers) == 1:
+        if len(self.browsers) == 1 and self._source is None:
             workers = [
                 asyncio.ensure_future(self._worker()) for _ in range(max(1, self.options.workers))
             ]
@@ -127,8 +132,8 @@ class Checker(Crawl, Visits, Exercises):
         self._to_report(final=True)
         if self._not_visited:
             report.options["pagesNotVisited"] = len(self._not_visited)
-        if len(self.browsers) > 1:
-            report.options["browsers"] = len(self.browsers)
+        if max(len(self.browsers), len(self._nodes)) > 1:
+            report.options["browsers"] = max(len(self.browsers), len(self._nodes))
         if self._retried:
             report.options["retried"] = list(self._retried)
         report.ended = time.time()
@@ -334,9 +339,10 @@ async def check_urls(
     prepare_context: ContextHook | None = None,
     names: Sequence[str] | None = None,
     stream: bool = False,
+    sessions: BrowserSource | None = None,
 ) -> CheckReport:
-    """Check urls in browser (or spread over several browsers) and return the report (Checker;
-    with stream, the pages are on disk: CheckReport.spool)."""
+    """Check urls in browser (or spread over several browsers, and those sessions brings) and
+    return the report (Checker; with stream, the pages are on disk: CheckReport.spool)."""
     checker = Checker(
         browser,
         options,
@@ -344,5 +350,6 @@ async def check_urls(
         prepare_context=prepare_context,
         names=names,
         stream=stream,
+        sessions=sessions,
     )
     return await checker.run(urls)

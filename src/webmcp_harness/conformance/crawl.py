@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.urls import split_url
+from . import ids
 from .findings import Collector, Severity
 from .options import CheckerBase, Progress, _cancelled_from_outside, normalise_url
 from .reports import PageResult
@@ -191,7 +192,7 @@ class Crawl(CheckerBase):
             return
         visit = _Visit(url, depth, seed, Collector(url), PageResult(url=url, calls=[]))
         message = f"This page could not be checked: every browser disconnected ({node.name} last)."
-        visit.col.add("discovery.page-load", message)
+        visit.col.add(ids.DISCOVERY_PAGE_LOAD, message)
         visit.result.error = message
         self._done[url] = visit
         self._finished += 1

@@ -11,6 +11,7 @@ from ..core.errors import ToolErrorCode
 from ..core.records import CallRecord, Tool
 from ..core.schema import validate_args
 from ..session import WebMCPSession
+from . import ids
 from .behaviour import (
     BEHAVIOUR_CHECKS,
     Purpose,
@@ -27,12 +28,12 @@ from .visit import _MAX_LINKS, _NAVIGATION_GRACE, _STARTED_JS, _PageGone, _Visit
 __all__ = ["Exercises"]
 
 
-_CALL_CHECKS = (*BEHAVIOUR_CHECKS, "safety.output-injection")
+_CALL_CHECKS = (*BEHAVIOUR_CHECKS, ids.SAFETY_OUTPUT_INJECTION)
 
 
 def _call_checks(tool: Tool) -> tuple[str, ...]:
     """The checks calling tool runs (a form may navigate; only a form has a result page)."""
-    left_out = "behaviour.no-navigation" if tool.declarative else "behaviour.form-result-data"
+    left_out = ids.BEHAVIOUR_NO_NAVIGATION if tool.declarative else ids.BEHAVIOUR_FORM_RESULT_DATA
     return tuple(c for c in _CALL_CHECKS if c != left_out)
 
 
@@ -63,7 +64,7 @@ def _key(finding: Finding) -> tuple[str, str]:
 
 def _unresponsive(col: Collector, visit: _Visit, message: str) -> None:
     """A page that stopped answering: one page-load finding, every other page check skipped."""
-    col.add("discovery.page-load", message)
+    col.add(ids.DISCOVERY_PAGE_LOAD, message)
     visit.result.error = message
     for check_id in (*_PAGE_CHECKS[1:], *DISCOVERY_CHECKS):
         col.skip(check_id, "the page does not respond")
@@ -195,12 +196,12 @@ class Exercises(CheckerBase):
     async def _exercise(self, visit: _Visit, tool: Tool, frame: str | None) -> None:
         col = visit.col
         schema = tool.input_schema
-        rejects = "behaviour.rejects-invalid-input"
+        rejects = ids.BEHAVIOUR_REJECTS_INVALID_INPUT
         args = await asyncio.to_thread(valid_input, schema, budget=1.0)
         bad = await asyncio.to_thread(invalid_input, schema, budget=1.0)
         if args is None:
             col.skip(
-                "behaviour.accepts-valid-input",
+                ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
                 "no schema-valid input could be made from the inputSchema",
                 tool.name,
                 frame,
@@ -316,7 +317,7 @@ class Exercises(CheckerBase):
             frame = frame_of(tool, visit.url)
             self._add_once(
                 visit,
-                "behaviour.no-navigation",
+                ids.BEHAVIOUR_NO_NAVIGATION,
                 tool,
                 frame,
                 f"Calling {excerpt(tool.name, 60)} navigated the page soon after it answered "

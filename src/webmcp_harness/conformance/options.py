@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.urls import defrag_url, split_url
 from ..session import BackendChoice
+from . import ids
 from .config import PageConfig
 from .reports import PageResult
 
@@ -32,7 +33,7 @@ __all__ = [
     "normalise_url",
 ]
 
-_PAGE_CHECKS = ("discovery.page-load", "discovery.model-context", "discovery.secure-context")
+_PAGE_CHECKS = (ids.DISCOVERY_PAGE_LOAD, ids.DISCOVERY_MODEL_CONTEXT, ids.DISCOVERY_SECURE_CONTEXT)
 CallMode = Literal["readonly", "all", "none"]
 
 

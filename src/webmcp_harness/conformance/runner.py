@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..core.records import Tool
+from . import ids
 from .behaviour import (
     BEHAVIOUR_CHECKS,
 )
@@ -149,7 +150,7 @@ class Checker(Crawl, Visits, Exercises):
                 # The checker failed on it (a bug): say so rather than drop it.
                 visit = _Visit(key, 0, False, Collector(key), PageResult(url=key, calls=[]))
                 visit.col.add(
-                    "discovery.page-load",
+                    ids.DISCOVERY_PAGE_LOAD,
                     "This page could not be checked (an error in the checker). Check it by hand, "
                     "or report this to webmcp-harness.",
                 )
@@ -182,7 +183,7 @@ class Checker(Crawl, Visits, Exercises):
             first = str(exc).splitlines()[0] if str(exc) else ""
             message = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
             visit.col.add(
-                "discovery.page-load",
+                ids.DISCOVERY_PAGE_LOAD,
                 f"The check of this page stopped early: {excerpt(message, 300)}. The findings "
                 "before that stand; check the page by hand, or report this to webmcp-harness.",
             )
@@ -201,7 +202,7 @@ class Checker(Crawl, Visits, Exercises):
         problem, fatal = await self._open(visit)
         visit.settled = visit.navigations
         if problem:
-            col.add("discovery.page-load", problem)
+            col.add(ids.DISCOVERY_PAGE_LOAD, problem)
             visit.result.error = problem
         if fatal:
             for check_id in (*_PAGE_CHECKS[1:], *DISCOVERY_CHECKS):
@@ -218,7 +219,7 @@ class Checker(Crawl, Visits, Exercises):
             return
         probe = await self._probe(visit)
         if probe is None:
-            col.findings[:] = [f for f in col.findings if f.check != "discovery.page-load"]
+            col.findings[:] = [f for f in col.findings if f.check != ids.DISCOVERY_PAGE_LOAD]
             message = (
                 f"The page did not answer a simple script within {self.wait:g} s (its main "
                 "thread is busy or it crashed), so nothing else could be checked. Keep the main "
@@ -243,7 +244,7 @@ class Checker(Crawl, Visits, Exercises):
         secure, has_context = probe["secure"], probe["modelContext"]
         if not secure:
             col.add(
-                "discovery.secure-context",
+                ids.DISCOVERY_SECURE_CONTEXT,
                 "The page is not a secure context, so browsers do not give it "
                 "document.modelContext and agents cannot see its tools. Serve it over https (or "
                 "http on localhost while developing).",
@@ -252,20 +253,20 @@ class Checker(Crawl, Visits, Exercises):
         if not has_context and not tools:
             if secure and not probe["api"]:
                 col.add(
-                    "discovery.model-context",
+                    ids.DISCOVERY_MODEL_CONTEXT,
                     "This browser has no WebMCP (no ModelContext interface: the WebMCP feature "
                     "flag is off), so the page cannot register tools. Run Chromium 146+ with "
                     "--enable-features=WebMCP, or load a polyfill before your tool scripts.",
                 )
             elif secure:
                 col.add(
-                    "discovery.model-context",
+                    ids.DISCOVERY_MODEL_CONTEXT,
                     "document.modelContext is not there, so the page cannot register tools. Use a "
                     "browser with WebMCP (Chromium 146+ with the WebMCP feature), or load a "
                     "polyfill before your tool scripts; make sure no script hides it.",
                 )
             else:
-                col.skip("discovery.model-context", "not a secure context")
+                col.skip(ids.DISCOVERY_MODEL_CONTEXT, "not a secure context")
             for check_id in DISCOVERY_CHECKS:
                 col.skip(check_id, "no document.modelContext")
             return
@@ -312,14 +313,16 @@ class Checker(Crawl, Visits, Exercises):
         if tool_forms:
             check_browser_form_issues(await self._form_issues(visit), page=visit.url, out=forms)
         elif not explored:
-            forms.skip("form.browser-issues", "no <form toolname> or <form tooldescription>")
+            forms.skip(ids.FORM_BROWSER_ISSUES, "no <form toolname> or <form tooldescription>")
         # A form control without a description is one problem: report it where it is fixed
         # (the control's label), not also as an undescribed schema property.
-        by_form = {(f.tool, f.frame) for f in forms.findings if f.check == "form.params-described"}
+        by_form = {
+            (f.tool, f.frame) for f in forms.findings if f.check == ids.FORM_PARAMS_DESCRIBED
+        }
         static.findings[:] = [
             f
             for f in static.findings
-            if f.check != "metadata.params-described" or (f.tool, f.frame) not in by_form
+            if f.check != ids.METADATA_PARAMS_DESCRIBED or (f.tool, f.frame) not in by_form
         ]
         static.extend(forms)
         return static

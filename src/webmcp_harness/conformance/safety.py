@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.records import CallRecord, Tool, normalise_annotations
+from . import ids
 from .findings import Collector, Finding, Severity, excerpt
 from .metadata import frame_of
 
@@ -41,11 +42,11 @@ __all__ = [
 ]
 
 SAFETY_CHECKS = (
-    "safety.description-injection",
-    "safety.hidden-characters",
-    "safety.untrusted-content",
-    "safety.readonly-consequential",
-    "safety.code-execution",
+    ids.SAFETY_DESCRIPTION_INJECTION,
+    ids.SAFETY_HIDDEN_CHARACTERS,
+    ids.SAFETY_UNTRUSTED_CONTENT,
+    ids.SAFETY_READONLY_CONSEQUENTIAL,
+    ids.SAFETY_CODE_EXECUTION,
 )
 # A tool that runs what it is given: its name or description says so, or a parameter is code.
 _RUNS_CODE = re.compile(
@@ -460,7 +461,7 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
             f"{m.where} {m.what}: {excerpt(m.text, 60)}" for m in _first_per_where(matches)[:5]
         )
         col.add(
-            "safety.description-injection",
+            ids.SAFETY_DESCRIPTION_INJECTION,
             f"Text an agent reads as instructions ({listed}). Tool metadata should only describe "
             "the tool: remove instructions aimed at the agent.",
             tool=name,
@@ -481,7 +482,7 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
                 part += f" (hidden text {excerpt(smuggled, 60)})"
             parts.append(part)
         col.add(
-            "safety.hidden-characters",
+            ids.SAFETY_HIDDEN_CHARACTERS,
             f"Invisible characters in tool metadata ({'; '.join(parts)}). People reviewing the "
             "tool cannot see them, but models read them: remove them.",
             tool=name,
@@ -492,7 +493,7 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
         word = user_content_word(tool)
         if word:
             col.add(
-                "safety.untrusted-content",
+                ids.SAFETY_UNTRUSTED_CONTENT,
                 f"The tool seems to return content other people wrote ({excerpt(word, 40)}) but "
                 "is not marked untrustedContentHint. Set annotations: {untrustedContentHint: "
                 "true} so agents treat its output as data, not instructions.",
@@ -504,7 +505,7 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
         if acting:
             word, strong = acting
             col.add(
-                "safety.readonly-consequential",
+                ids.SAFETY_READONLY_CONSEQUENTIAL,
                 f"The tool sounds like it acts ({excerpt(word, 40)}) but is marked readOnlyHint, "
                 "which tells agents it changes nothing, so they may call it without asking the "
                 "user. Remove readOnlyHint, or rename and describe the tool if it only reads.",
@@ -515,7 +516,7 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
     runs = runs_code(tool)
     if runs:
         col.add(
-            "safety.code-execution",
+            ids.SAFETY_CODE_EXECUTION,
             f"The tool runs code it is given ({runs}). Whoever steers the agent (a page, a "
             "review, an email it read) then runs script in the user's session: offer tools that "
             "do one thing each instead.",
@@ -607,7 +608,7 @@ def check_result(
     """Instructions to the agent in a call's result, from a tool not marked untrustedContentHint."""
     col = Collector(page)
     frame = frame_of(tool, page) if tool is not None else None
-    col.ran("safety.output-injection", record.tool, frame)
+    col.ran(ids.SAFETY_OUTPUT_INJECTION, record.tool, frame)
     if tool is not None and is_untrusted(tool):
         if out is not None:
             out.extend(col)
@@ -620,7 +621,7 @@ def check_result(
     if matches:
         listed = "; ".join(f"{m.what}: {excerpt(m.text, 60)}" for m in matches[:3])
         col.add(
-            "safety.output-injection",
+            ids.SAFETY_OUTPUT_INJECTION,
             f"The result of call #{record.id} holds text an agent may follow as instructions "
             f"({listed}). If the tool returns content others wrote, set untrustedContentHint; "
             "otherwise remove the instructions from the result.",

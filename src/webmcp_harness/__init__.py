@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .core.errors import Error, WebToolError
-    from .core.records import CallRecord, Tool
+    from .core.records import CallRecord, CallResult, Tool
     from .core.results import (
         RETRYABLE,
         ToolErrorCode,
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RETRYABLE",
     "CallRecord",
+    "CallResult",
     "DemoServer",
     "Error",
     "PageProbe",
@@ -61,7 +62,7 @@ __all__ = [
 
 _HOMES = {
     ".core.errors": ("Error", "WebToolError"),
-    ".core.records": ("CallRecord", "Tool"),
+    ".core.records": ("CallRecord", "CallResult", "Tool"),
     ".core.results": (
         "RETRYABLE",
         "ToolErrorCode",

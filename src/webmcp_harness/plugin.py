@@ -49,10 +49,9 @@ import pytest
 from . import session as _core
 from .core.contracts import plain
 from .core.errors import BrowserNotFoundError, UsageError, WebMCPUnavailableError
-from .core.records import CallRecord, Tool
-from .core.results import ToolResult
-from .core.timeouts import SETTING_MOST, seconds_problem
-from .session import DEFAULT_TIMEOUT, BackendChoice
+from .core.records import CallRecord, CallResult, Tool
+from .core.timeouts import DEFAULT_TIMEOUT, SETTING_MOST, seconds_problem
+from .session import BackendChoice
 from .session._pw import is_sync
 from .session.browser import (
     BROWSER_ENV,
@@ -525,16 +524,16 @@ class _FixtureSession(WebMCPSession):
         frame: str | None = None,
         confirm: bool | None = None,
         validate: bool = True,
-    ) -> ToolResult:
-        """Call a tool and return its coded MCP result (see `WebMCPSession.call`)."""
+    ) -> CallResult:
+        """Call a tool and return its coded MCP result, with its record (see `WebMCPSession.call`)."""
         problem = None if timeout is None else seconds_problem(timeout, most=SETTING_MOST)
         if problem:
             raise UsageError(f"webmcp.call({name!r}): {problem}")
         result = super().call(
             name, args, timeout=timeout, frame=frame, confirm=confirm, validate=validate
         )
-        if self.tracing is not None and self.records and self.records[-1].result is result:
-            _trace(self.tracing, self.records[-1], sys._getframe(1))
+        if self.tracing is not None:
+            _trace(self.tracing, result.record, sys._getframe(1))
         return result
 
 

@@ -312,7 +312,7 @@ class Gateway:
             return failure("bad_input", "The tool name must be non-empty text.")
         if self.session is None:
             return self._fail(call, None, NO_WEBMCP, "There is no page with WebMCP to use.")
-        limit = timeout or self.timeout or getattr(self.session, "timeout", None) or 30.0
+        limit = timeout or self.timeout or self.session.timeout
         try:
             tools = await asyncio.wait_for(self.session.tools(), limit)
         except WebMCPUnavailableError as err:
@@ -327,7 +327,6 @@ class Gateway:
         if held is not None:
             return held
         decision = call.decision or Decision.allow()
-        before = len(self.session.records)
         try:
             result = await self.session.call(name, call.input, timeout=timeout or self.timeout)
         except WebMCPUnavailableError as err:
@@ -335,8 +334,7 @@ class Gateway:
         except Error as err:
             answer = self._fail(call, None, NO_BROWSER, str(err))
         else:
-            records = self.session.records
-            call.record = records[-1] if len(records) > before else None
+            call.record = result.record
             answer = await self._answer(call, result, tools)
         if decision.approved and (call.kind == "not_connected" or call.code in _NEVER_RAN):
             self.approvals.give_back(name, call.input)

@@ -51,6 +51,7 @@ from urllib.parse import urlunsplit
 
 from ..core.results import RETRYABLE
 from ..core.secrets import REDACTED
+from ..core.timeouts import DEFAULT_TIMEOUT
 from ..core.urls import join_url, split_url
 from ..session.browser import explain_load_error
 from .gateway import Gateway, GatewayCall
@@ -167,7 +168,7 @@ class Runner:
         gateway: Gateway,
         *,
         base_url: str | None = None,
-        timeout: float = 30.0,
+        timeout: float = DEFAULT_TIMEOUT,
         writer: TranscriptWriter | None = None,
         on_step: OnStep | None = None,
     ) -> None:
@@ -569,7 +570,7 @@ async def replay_transcript(
     name = str(owner.get("name") or "") if isinstance(owner, Mapping) else ""
     said = str(owner.get("instructions") or "") if isinstance(owner, Mapping) else ""
     timeout = run.get("timeout")
-    limit = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else 30.0
+    limit = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else DEFAULT_TIMEOUT
     old_base = run.get("url") if isinstance(run.get("url"), str) else None
     base = base_url or old_base
     steps = replay_steps(recorded, base_url=base)

@@ -24,7 +24,8 @@ from rich.console import Console
 
 from ..core.errors import Error, UsageError, WebMCPUnavailableError
 from ..core.text import safe_text, write_json
-from ..session.limits import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT
+from ..core.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT
+from ..session.limits import DEFAULT_SETTLE, EMPTY_WAIT
 from .text import cell, markup
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ __all__ = [
     "EXIT_OK",
     "EXIT_UNREACHABLE",
     "EXIT_USAGE",
-    "MAX_TIMEOUT",
     "BrowserOptions",
     "Seconds",
     "browser_options",
@@ -63,7 +63,6 @@ EXIT_UNREACHABLE = 3
 err = Console(stderr=True, highlight=False, emoji=False)
 out = Console(highlight=False, soft_wrap=True, emoji=False)
 
-MAX_TIMEOUT: Final = 3600.0
 """The longest --timeout, in seconds (an hour)."""
 MAX_ARGS_BYTES: Final = 10_000_000
 """The largest JSON_ARGS, in bytes."""

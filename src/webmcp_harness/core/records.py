@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .errors import ToolErrorCode
 from .results import ToolResult
 
-__all__ = ["BrowserReport", "CallRecord", "Tool", "ToolEvent", "normalise_annotations"]
+__all__ = [
+    "BrowserReport",
+    "CallRecord",
+    "CallResult",
+    "Tool",
+    "ToolEvent",
+    "normalise_annotations",
+]
 
 BackendName = Literal["cdp", "inpage"]
 
@@ -134,7 +143,12 @@ class BrowserReport:
 
 @dataclass
 class CallRecord:
-    """One call: input, what the browser reported, the coded result, timings and events."""
+    """One call: input, what the browser reported, the coded result, timings and events.
+
+    `id` is the session's own number for the call (it tells the session's open calls apart);
+    `number` is the one shown for it (in ``to_dict()``'s ``"id"``, in messages): `id` unless a
+    caller numbering calls across sessions (a check of many pages) sets its own.
+    """
 
     id: int
     tool: str
@@ -149,12 +163,19 @@ class CallRecord:
     started_at: float = field(default_factory=time.time)
     browser: BrowserReport = field(default_factory=BrowserReport)
     result: ToolResult | None = None
-    code: str | None = None
+    code: ToolErrorCode | None = None
+    """`code_of(result)`: the result's code, FAILED for an uncoded failure, None for success."""
     events: list[ToolEvent] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     pending: bool = False
     note: str | None = None
     late_answer: ToolResult | None = None
+    number: int = 0
+    """The number shown for the call; 0 when made: `id`."""
+
+    def __post_init__(self) -> None:
+        if not self.number:
+            self.number = self.id
 
     def event(self, type_: str, **detail: Any) -> None:
         """Add an event, stamped with the time since the call began."""
@@ -163,7 +184,7 @@ class CallRecord:
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data."""
         return {
-            "id": self.id,
+            "id": self.number,
             "tool": self.tool,
             "input": self.input,
             "frameId": self.frame_id,
@@ -176,10 +197,40 @@ class CallRecord:
             "startedAt": self.started_at,
             "browser": self.browser.to_dict(),
             "result": self.result,
-            "code": self.code,
+            "code": None if self.code is None else str(self.code),
             "events": [e.to_dict() for e in self.events],
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
             "pending": self.pending,
             "note": self.note,
             "lateAnswer": self.late_answer,
         }
+
+
+class CallResult(Mapping[str, Any]):
+    """What a call returns: its coded MCP result, read as that result, with the call's record.
+
+    It reads as the MCP result dict wherever one is expected (``result["content"]``,
+    ``result.get("isError")``, ``dict(result)``, ``result == {...}``); ``.result`` is that dict
+    itself and ``.record`` the call's `CallRecord` (as Playwright's ``response.request``), so
+    nobody has to find the record of a call afterwards. ``json.dumps`` takes ``dict(result)``.
+    """
+
+    __slots__ = ("record", "result")
+
+    def __init__(self, result: ToolResult, record: CallRecord) -> None:
+        self.result: ToolResult = result
+        """The coded MCP result (``{content, isError?, structuredContent?}``)."""
+        self.record: CallRecord = record
+        """The call that gave it: input, what the browser reported, events, timings."""
+
+    def __getitem__(self, key: str) -> Any:
+        return self.result[key]  # type: ignore[literal-required]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.result)
+
+    def __len__(self) -> int:
+        return len(self.result)
+
+    def __repr__(self) -> str:
+        return f"CallResult({self.result!r}, record=#{self.record.id} {self.record.tool!r})"

@@ -178,12 +178,14 @@ def first_text(result: Mapping[str, Any]) -> str:
     return ""
 
 
-def code_of(result: Mapping[str, Any]) -> str | None:
-    """A result's code as a string: its own, else "failed" for any failure, None for success."""
+def code_of(result: Mapping[str, Any]) -> ToolErrorCode | None:
+    """A result's code: its own, else FAILED for any failure (``isError``, or failure text), None
+    for success. The one rule every caller that branches on codes goes by."""
     code = tool_error_code(result)
     if code is not None:
-        return code.value
-    return "failed" if result.get("isError") or is_error_text(first_text(result)) else None
+        return code
+    failed = result.get("isError") or is_error_text(first_text(result))
+    return ToolErrorCode.FAILED if failed else None
 
 
 def is_error_text(text: object) -> bool:

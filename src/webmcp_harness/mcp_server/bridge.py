@@ -163,13 +163,12 @@ class Bridge:
             self._step("call", tool=page_name, input=data, answer=held, call=call)
             return _held_result(held)
         started = time.perf_counter()
-        before = len(self.session.records)
         frame = None
         if tool is not None and tool.frame_id != getattr(self.session.backend, "main_frame_id", 0):
             frame = tool.frame_id
-        result: dict[str, Any] = dict(await self.session.call(page_name, data, frame=frame))
-        records = self.session.records
-        call.record = records[-1] if len(records) > before else None
+        called = await self.session.call(page_name, data, frame=frame)
+        result: dict[str, Any] = dict(called)
+        call.record = called.record
         call.ms = (time.perf_counter() - started) * 1000
         call.code = code_of(result)
         call.kind = kind_for(call.code) if call.code is not None else None

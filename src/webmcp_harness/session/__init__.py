@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .limits import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT
 
 if TYPE_CHECKING:
-    from .session import BackendChoice, WebMCPSession, live_sessions
+    from .session import BackendChoice, WebMCPSession
 
 __all__ = [
     "DEFAULT_SETTLE",
@@ -24,10 +24,9 @@ __all__ = [
     "EMPTY_WAIT",
     "BackendChoice",
     "WebMCPSession",
-    "live_sessions",
 ]
 
-_LAZY = {"BackendChoice": ".session", "WebMCPSession": ".session", "live_sessions": ".session"}
+_LAZY = {"BackendChoice": ".session", "WebMCPSession": ".session"}
 
 
 def __getattr__(name: str) -> Any:

@@ -6,15 +6,16 @@ import asyncio
 import contextlib
 import itertools
 import time
-import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core.coding import code_refusal, code_report
 from ..core.errors import AttachError, SessionClosedError, UsageError
-from ..core.records import CallRecord, Tool
+from ..core.records import CallRecord, CallResult, Tool
 from ..core.results import ToolErrorCode, ToolResult, code_of, tool_error
 from ..core.schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
+from ..core.timeouts import DEFAULT_TIMEOUT
+from ..core.waits import bounded
 from . import outcomes
 from ._backends.base import (
     BackendError,
@@ -25,14 +26,14 @@ from ._backends.base import (
 )
 from ._backends.sources import SourceFilter, Sources
 from ._pw import as_async
-from .limits import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT
-from .watch import INTERRUPTIONS, CallWatch, bounded, first, left
+from .limits import DEFAULT_SETTLE, EMPTY_WAIT
+from .watch import INTERRUPTIONS, CallWatch, first, left
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
     from playwright.sync_api import Page as SyncPage
 
-__all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT", "WebMCPSession", "live_sessions"]
+__all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT", "WebMCPSession"]
 
 BackendChoice = SourceFilter
 _REMOVAL_GRACE = 0.5  # after a tool is removed mid-call, how long to wait for its last answer
@@ -43,14 +44,6 @@ _DETECT_WAIT = 5.0  # how long asking the page which WebMCP it has may take
 _LATE_TOOL_WAIT = 1.0  # how long a call to a tool not (yet) there waits for it, within its timeout
 _RELIST = 0.1  # while settling, list again this often (some sources send no change events)
 _VALIDATORS_KEPT = 4096
-
-
-_LIVE: weakref.WeakSet[WebMCPSession] = weakref.WeakSet()
-
-
-def live_sessions() -> list[WebMCPSession]:
-    """Sessions not yet garbage-collected (assertions look up a result's record there)."""
-    return list(_LIVE)
 
 
 class WebMCPSession:
@@ -70,14 +63,15 @@ class WebMCPSession:
         self._tool_waiters: list[tuple[str, asyncio.Future[Tool]]] = []
         self._closed = False
         self._gone: str | None = None
-        self._open_calls: dict[int, Invocation] = {}
+        # Calls that returned before the page answered, by their record (its identity: a caller
+        # may renumber a record, never move it to another call).
+        self._open_calls: dict[int, tuple[CallRecord, Invocation]] = {}
         self._no_webmcp = False  # the page was probed and has no WebMCP at all
         self._changed_at = time.monotonic()  # when the tool list, or the page's load, last changed
         self._change = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._validators: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, validator)
         self._listeners: list[Callable[[str], None]] = []
-        _LIVE.add(self)
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
@@ -226,9 +220,11 @@ class WebMCPSession:
         frame: str | None = None,
         confirm: bool | None = None,
         validate: bool = True,
-    ) -> ToolResult:
-        """Call a tool and return its coded MCP result. Never raises for what the page did.
+    ) -> CallResult:
+        """Call a tool and return its coded MCP result, with its record. Never raises for what
+        the page did.
 
+        The result reads as the MCP result dict; `.record` is the call's `CallRecord`.
         frame picks among tools of that name: a frame id, an origin, or (part of) a frame URL.
         A tool that is not there is waited for up to a second, within timeout.
         """
@@ -244,13 +240,13 @@ class WebMCPSession:
         except asyncio.CancelledError:
             record.note = "cancelled by the caller"
             record.result = tool_error(ToolErrorCode.CANCELLED, "The caller cancelled the call.")
-            record.code = ToolErrorCode.CANCELLED.value
+            record.code = ToolErrorCode.CANCELLED
             record.timings["totalMs"] = (time.perf_counter() - started) * 1000
             raise
         record.result = result
         record.code = code_of(result)
         record.timings["totalMs"] = (time.perf_counter() - started) * 1000
-        return result
+        return CallResult(result, record)
 
     async def _call(
         self,
@@ -428,10 +424,10 @@ class WebMCPSession:
 
     def _keep_late_answer(self, record: CallRecord, inv: Invocation) -> None:
         """An answer that comes after the call returned still lands in the record."""
-        self._open_calls[record.id] = inv
+        self._open_calls[id(record)] = (record, inv)
 
         def landed(future: asyncio.Future[Any]) -> None:
-            self._open_calls.pop(record.id, None)
+            self._open_calls.pop(id(record), None)
             if future.cancelled():
                 return
             report = future.result()
@@ -447,7 +443,7 @@ class WebMCPSession:
     ) -> ToolResult | None:
         """Wait for the page's late answer to a call that already returned; None if none came."""
         self._check_open()
-        inv = self._open_calls.get(record.id)
+        inv = self._open_call(record)
         if inv is not None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(inv.answered), self._timeout(timeout))
@@ -459,9 +455,9 @@ class WebMCPSession:
     ) -> ToolResult:
         """Submit a form that waits for the person (a needs_user call), and return its answer."""
         self._check_open()
-        inv = self._open_calls.get(record.id)
+        inv = self._open_call(record)
         if inv is None or not record.pending:
-            raise UsageError(f"call #{record.id} ({record.tool}) is not waiting for a person")
+            raise UsageError(f"call #{record.number} ({record.tool}) is not waiting for a person")
         record.event("confirmedAsPerson")
         if not await bounded(inv.confirm(), self._timeout(timeout)):
             return tool_error(ToolErrorCode.UNAVAILABLE, f"{record.tool} has no submit button.")
@@ -469,6 +465,11 @@ class WebMCPSession:
         if answer is None:
             return outcomes.timed_out(self._timeout(timeout))
         return answer
+
+    def _open_call(self, record: CallRecord) -> Invocation | None:
+        """The invocation of record's call, while the page may still answer it."""
+        entry = self._open_calls.get(id(record))
+        return entry[1] if entry is not None and entry[0] is record else None
 
     # -- coded outcomes the harness decides ------------------------------------------------
     def _unavailable(self, name: str, frame: str | None, tools: list[Tool]) -> ToolResult:
@@ -521,7 +522,7 @@ class WebMCPSession:
         tool = self._find(tools, name, frame)
         if tool is not None:
             return tool, tools
-        await self._sync()
+        await self.backend.sync()
         tools = await self.backend.list_tools()
         tool = self._find(tools, name, frame)
         if tool is None and not self._gone and left(deadline) > 0:
@@ -549,9 +550,6 @@ class WebMCPSession:
                     self._tool_waiters.remove(entry)
             if _in_frame(tool, frame):
                 return tool
-
-    async def _sync(self) -> None:
-        await self.backend.sync()
 
     async def _has_no_webmcp(self, limit: float = _DETECT_WAIT) -> bool:
         """Whether the page's main frame has no WebMCP at all (the probe; False if unsure)."""

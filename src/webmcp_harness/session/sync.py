@@ -6,8 +6,9 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.errors import UsageError
-from ..core.records import CallRecord, Tool
+from ..core.records import CallRecord, CallResult, Tool
 from ..core.results import ToolResult
+from ..core.timeouts import DEFAULT_TIMEOUT
 from . import session as _core
 from ._pw import is_sync
 
@@ -31,7 +32,7 @@ class WebMCPSession:
         cls,
         page: Page,
         *,
-        timeout: float = _core.DEFAULT_TIMEOUT,
+        timeout: float = DEFAULT_TIMEOUT,
         backend: _core.BackendChoice = "auto",
         confirm: bool = False,
     ) -> WebMCPSession:
@@ -75,8 +76,8 @@ class WebMCPSession:
         frame: str | None = None,
         confirm: bool | None = None,
         validate: bool = True,
-    ) -> ToolResult:
-        """Call a tool and return its coded MCP result."""
+    ) -> CallResult:
+        """Call a tool and return its coded MCP result, with its record (`.record`)."""
         return _run(
             self.page,
             self._core.call(

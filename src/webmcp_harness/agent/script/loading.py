@@ -16,15 +16,14 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ...core.results import ToolErrorCode
 from ...core.text import TooBig, read_bounded
+from ...core.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT
 from ..kinds import KINDS
 from ..policy import REASONS
 from .matching import parse_path
 from .model import (
     DEFAULT_ATTEMPTS,
-    DEFAULT_TIMEOUT,
     MAX_ATTEMPTS,
     MAX_SCRIPT_BYTES,
-    MAX_TIMEOUT,
     MISSING,
     ApproveStep,
     CallStep,

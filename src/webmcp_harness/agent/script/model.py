@@ -6,13 +6,12 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, TypeVar
 
+from ...core.timeouts import DEFAULT_TIMEOUT
 from ...core.urls import join_url, split_url
 from ..policy import first_name
 
-DEFAULT_TIMEOUT: Final = 30.0
 DEFAULT_ATTEMPTS: Final = 3
 MAX_ATTEMPTS: Final = 10
-MAX_TIMEOUT: Final = 3600.0
 MAX_SCRIPT_BYTES: Final = 1_000_000
 """The largest script file ``load_script`` reads (a megabyte)."""
 

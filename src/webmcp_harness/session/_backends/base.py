@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ...core.records import BackendName, BrowserReport, Tool
-from ...core.urls import split_url
 
 ToolsChanged = Callable[[list[Tool], list[Tool]], None]
 """Called with (added, removed) whenever the backend sees the page's tools change."""
@@ -98,9 +97,3 @@ def frame_chain(parents: dict[str, str | None], frame_id: str) -> list[str]:
         chain.append(current)
         current = parents.get(current)
     return chain
-
-
-def origin_of(url: str) -> str:
-    """scheme://host[:port] of url; "" for URLs without one (about:blank, data:)."""
-    parts = split_url(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""

@@ -19,6 +19,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from ...core.errors import WebMCPUnavailableError
 from ...core.records import BackendName, BrowserReport, Tool, normalise_annotations
+from ...core.urls import origin_of
 from .._pw import as_async
 from .base import (
     CallRefusedError,
@@ -27,7 +28,6 @@ from .base import (
     ToolNotFoundError,
     ToolsChanged,
     frame_chain,
-    origin_of,
 )
 
 if TYPE_CHECKING:
@@ -301,7 +301,7 @@ class CdpBackend:
         frame_id = frame["id"]
         url = frame.get("url", "") + frame.get("urlFragment", "")
         self._frames[frame_id] = url
-        self._origins[frame_id] = _origin(frame.get("securityOrigin"), url)
+        self._origins[frame_id] = _frame_origin(frame.get("securityOrigin"), url)
         self._parents[frame_id] = frame.get("parentId")
         self._owner[frame_id] = target
 
@@ -799,7 +799,9 @@ def _closed_error(exc: Exception) -> bool:
     return isinstance(exc, TargetClosedError)
 
 
-def _origin(security_origin: Any, url: str) -> str:
+def _frame_origin(security_origin: Any, url: str) -> str:
+    """The frame's origin as the browser gives it (an about:blank frame has its parent's), else
+    its URL's."""
     if isinstance(security_origin, str) and security_origin and security_origin != "://":
         return security_origin
     return origin_of(url)

@@ -25,6 +25,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from ...core.records import BackendName, BrowserReport, Source, Tool, normalise_annotations
+from ...core.urls import origin_of
 from .._pw import as_async
 from .base import (
     BackendError,
@@ -34,7 +35,6 @@ from .base import (
     ToolNotFoundError,
     ToolsChanged,
     frame_chain,
-    origin_of,
 )
 
 __all__ = [

@@ -63,7 +63,7 @@ class PageResult:
     screenshot: bytes | None = None
     error: str | None = None
     elapsed: float = 0.0  # seconds spent on the page
-    calls: list[int] | None = None  # ids of the call records made on this page
+    calls: list[int] | None = None  # numbers of the call records made on this page
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -777,11 +777,11 @@ def _tools_html(tools: Sequence[Tool]) -> str:
 def _records_for(
     report: CheckReport, page: PageResult | None, pages: Sequence[PageResult]
 ) -> list[CallRecord]:
-    """The call records made on page (by id, else by frame URL); with page None, the rest."""
+    """The call records made on page (by number, else by frame URL); with page None, the rest."""
     if page is not None:
         if page.calls is not None:
             ids = set(page.calls)
-            return [r for r in report.records if r.id in ids]
+            return [r for r in report.records if r.number in ids]
         return [r for r in report.records if r.frame_url == page.url]
     placed: set[int] = set()
     for p in pages:
@@ -801,7 +801,7 @@ def _records_html(records: Iterable[CallRecord]) -> str:
         total = record.timings.get("total")
         took = f"<div class=muted>{total:.0f} ms</div>" if isinstance(total, (int, float)) else ""
         rows.append(
-            f"<tr><td>{record.id}</td><td><code>{_e(record.tool, 200)}</code></td>"
+            f"<tr><td>{record.number}</td><td><code>{_e(record.tool, 200)}</code></td>"
             f"<td>{_e(record.code or 'ok', 50)}{took}</td>"
             f"<td>{_e(record.browser.status or '-', 50)}</td>"
             f"<td><pre>{_e(given, 500)}</pre></td><td><pre>{_e(result, 800)}</pre></td></tr>"
@@ -840,12 +840,12 @@ def write_html(
         for index, bundle in enumerate(report.spool):
             page = bundle.page
             ignored.extend(bundle.ignored[: _HTML_MAX_FINDINGS - len(ignored)])
-            # A page's calls are the records with its ids (every record is its own page's).
+            # A page's calls are the records with its numbers (every record is its own page's).
             ids = set(page.calls) if page.calls is not None else None
             mine = [
                 r
                 for r in bundle.records
-                if (r.id in ids if ids is not None else r.frame_url == page.url)
+                if (r.number in ids if ids is not None else r.frame_url == page.url)
             ]
             placed = {id(r) for r in mine}
             rest.extend(r for r in bundle.records if id(r) not in placed)

@@ -18,9 +18,9 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..core.records import CallRecord, Tool, normalise_annotations
+from ..core.urls import split_origin
 from . import ids
 from .findings import Collector, Finding, Severity, excerpt
 from .metadata import frame_of
@@ -531,21 +531,13 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
 _URL = re.compile(r"https?://[^\s\"'<>()]+", re.IGNORECASE)
 
 
-def _origin_of(url: str) -> tuple[str, str] | None:
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    return parts.scheme.lower(), parts.netloc.lower()
-
-
 def _without_own_links(text: str, page: str) -> str:
     """text with the page's own-origin URLs written as "(link)": sharing a link to the site
     itself sends nothing elsewhere."""
-    own = _origin_of(page)
+    own = split_origin(page)
     if own is None or "://" not in text:
         return text
-    return _URL.sub(lambda m: "(link)" if _origin_of(m.group(0)) == own else m.group(0), text)
+    return _URL.sub(lambda m: "(link)" if split_origin(m.group(0)) == own else m.group(0), text)
 
 
 def runs_code(tool: Tool) -> str | None:
@@ -622,12 +614,12 @@ def check_result(
         listed = "; ".join(f"{m.what}: {excerpt(m.text, 60)}" for m in matches[:3])
         col.add(
             ids.SAFETY_OUTPUT_INJECTION,
-            f"The result of call #{record.id} holds text an agent may follow as instructions "
+            f"The result of call #{record.number} holds text an agent may follow as instructions "
             f"({listed}). If the tool returns content others wrote, set untrustedContentHint; "
             "otherwise remove the instructions from the result.",
             tool=record.tool,
             frame=frame,
-            detail={"call": record.id},
+            detail={"call": record.number},
         )
     if out is not None:
         out.extend(col)

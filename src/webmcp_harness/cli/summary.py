@@ -6,19 +6,22 @@ Page strings go through `webmcp_harness.core.text.safe_text` (no rich markup, no
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from ..conformance.findings import Finding, Severity
-from ..conformance.reports import _CONTROL, CheckReport, _clip
+from ..conformance.reports import CheckReport, clip
 from ..core.text import safe_text
 
 __all__ = ["print_summary", "render_summary", "skipped_lines"]
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
 
 def _plain(text: Any, limit: int = 200) -> str:
     """Page text made safe for a terminal: no escape sequences or direction overrides."""
-    flat = " ".join(_clip(str(text), limit * 2).split())
+    flat = " ".join(clip(str(text), limit * 2).split())
     flat = safe_text(_CONTROL.sub("\ufffd", flat))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 

@@ -28,13 +28,16 @@ from ..core.records import CallRecord, Tool
 from ..core.secrets import redact
 from ..core.text import dumps, no_surrogates, safe_text
 from .findings import CHECKS, Collector, Finding, Severity, Target
-from .spool import PageBundle, PageSpool
+from .spool import Spool
 
 __all__ = [
     "CSP",
     "CheckReport",
+    "PageBundle",
     "PageResult",
+    "PageSpool",
     "TestCase",
+    "clip",
     "to_html",
     "to_json",
     "to_junit",
@@ -75,6 +78,26 @@ class PageResult:
             "calls": self.calls,
             "tools": [_clip_deep(t.to_dict(), _JSON_TEXT_LIMIT) for t in self.tools],
         }
+
+
+@dataclass
+class PageBundle:
+    """Everything one checked page produced (what a `PageSpool` keeps)."""
+
+    page: PageResult
+    findings: list[Finding]
+    targets: list[Target]
+    records: list[CallRecord]
+    ignored: list[Finding]  # findings check --config left uncounted
+
+
+class PageSpool(Spool[PageBundle]):
+    """A check run's pages kept on disk as they finish (each page's result with its screenshot,
+    findings, checks run and call records), so a large crawl's memory stays flat; the report
+    writers read them back one at a time."""
+
+    def __init__(self) -> None:
+        super().__init__(PageBundle)
 
 
 @dataclass(frozen=True)
@@ -306,7 +329,8 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds")
 
 
-def _clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
+    """text cut to limit characters, saying how many more there were."""
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
@@ -315,7 +339,7 @@ def _clip(text: str, limit: int) -> str:
 def _clip_deep(value: Any, limit: int, depth: int = 0) -> Any:
     """value with every long string cut to limit (page data can hold megabytes)."""
     if isinstance(value, str):
-        return _clip(value, limit)
+        return clip(value, limit)
     if depth > 30:
         return "…"
     if isinstance(value, dict):
@@ -495,7 +519,7 @@ def _testcase(suite: ET.Element, case: TestCase, strict: bool) -> None:
     element = ET.SubElement(
         suite,
         "testcase",
-        {"name": _xml(_clip(case.target, 500)), "classname": case.check, "time": "0.000"},
+        {"name": _xml(clip(case.target, 500)), "classname": case.check, "time": "0.000"},
     )
     failing = case.failing(strict)
     if failing:
@@ -503,15 +527,15 @@ def _testcase(suite: ET.Element, case: TestCase, strict: bool) -> None:
         failure = ET.SubElement(
             element,
             "failure",
-            {"message": _xml(_clip(first.message, 1_000)), "type": first.severity.value},
+            {"message": _xml(clip(first.message, 1_000)), "type": first.severity.value},
         )
-        failure.text = _xml("\n".join(_clip(_line(f), 5_000) for f in failing[:50]))
+        failure.text = _xml("\n".join(clip(_line(f), 5_000) for f in failing[:50]))
     elif case.skipped is not None:
-        ET.SubElement(element, "skipped", {"message": _xml(_clip(case.skipped, 1_000))})
+        ET.SubElement(element, "skipped", {"message": _xml(clip(case.skipped, 1_000))})
     others = [f for f in case.findings if f not in failing]
     if others:
         out = ET.SubElement(element, "system-out")
-        out.text = _xml("\n".join(_clip(_line(f), 5_000) for f in others[:50]))
+        out.text = _xml("\n".join(clip(_line(f), 5_000) for f in others[:50]))
 
 
 def write_junit(
@@ -551,7 +575,7 @@ def _e(text: Any, limit: int = _HTML_TEXT_LIMIT) -> str:
     """Escaped for HTML text and attribute values (quotes included), cut to limit; controls and
     bidi overrides shown as escapes, as on a terminal (a page's U+202E would reverse the report's
     own text after it)."""
-    return html.escape(safe_text(_clip(str(text), limit)), quote=True)
+    return html.escape(safe_text(clip(str(text), limit)), quote=True)
 
 
 def _safe_url(url: str) -> str | None:
@@ -853,8 +877,3 @@ def write_html(
         for part in [*_ignored_html(ignored), *_other_calls(rest)]:
             write("\n" + part)
         write("\n</main></body></html>")
-
-
-# --- terminal -----------------------------------------------------------------------------------
-
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")

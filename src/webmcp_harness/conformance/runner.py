@@ -23,8 +23,7 @@ from .behaviour import BEHAVIOUR_CHECKS
 from .crawl import Crawl
 from .options import CallMode, CheckOptions, ContextHook, Progress, ProgressCallback, normalise_url
 from .page import PageCheck, PageJob, PageOutcome
-from .reports import CheckReport
-from .spool import PageSpool
+from .reports import CheckReport, PageSpool
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser

@@ -41,7 +41,8 @@ from webmcp_harness.core.errors import (
     UsageError,
     WebMCPUnavailableError,
 )
-from webmcp_harness.core.results import code_of, to_json
+from webmcp_harness.core.js_json import to_json
+from webmcp_harness.core.results import code_of
 
 VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors" / "coding-rules.json"
 CODES = [member.value for member in ToolErrorCode]

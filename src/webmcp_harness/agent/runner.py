@@ -271,7 +271,7 @@ class Runner:
             tries.append({"attempt": attempt, **call.outcome.to_dict(), "ms": round(call.ms, 3)})
             if not _retryable(call):
                 break
-        code = call.code if call is not None else None
+        code = call.code_text if call is not None else None
         if step.expect is not None:
             misses = match_expect(step.expect, answer, code=code)
         else:
@@ -301,7 +301,7 @@ class Runner:
     async def _confirm(self, index: int, step: ConfirmStep, limit: float) -> StepResult:
         answer = await self.gateway.confirm(step.tool, timeout=limit)
         call = self.gateway.calls[-1]
-        code = call.code
+        code = call.code_text
         if step.expect is not None:
             misses = match_expect(step.expect, answer, code=code)
         else:
@@ -339,7 +339,7 @@ class Runner:
         *,
         outcome: Outcome | None = None,
     ) -> StepResult:
-        code = call.code if call is not None else None
+        code = call.code_text if call is not None else None
         coded = outcome if outcome is not None else Outcome.of(answer, code=code)
         tool = None if isinstance(step, OpenStep) else step.tool
         extra: dict[str, Any] = {"timeout": getattr(step, "timeout", None)}

@@ -292,7 +292,7 @@ def check_call(
             tool=name,
             frame=frame,
             severity=severity,
-            detail={"call": record.number, "input": _short(record.input, 300)},
+            detail={"call": record.shown_number, "input": _short(record.input, 300)},
         )
 
     given = _short(record.input)
@@ -310,7 +310,7 @@ def check_call(
     if events & GONE_EVENTS:
         add(
             ids.DISCOVERY_PAGE_LOAD,
-            f"The page crashed while {shown} ran (call #{record.number}, {kind} {given}). A tool "
+            f"The page crashed while {shown} ran (call #{record.shown_number}, {kind} {given}). A tool "
             "must not take the page down: look for runaway memory use or recursion.",
         )
         return done()
@@ -319,7 +319,7 @@ def check_call(
         within = f"within {timeout:g} s " if timeout is not None else "in time "
         add(
             ids.BEHAVIOUR_ANSWERS,
-            f"{shown} did not answer {within}(call #{record.number}, {kind} {given}). Resolve or "
+            f"{shown} did not answer {within}(call #{record.shown_number}, {kind} {given}). Resolve or "
             "reject every call, and stop work when the call's signal aborts; answer with an "
             "error rather than never.",
         )
@@ -327,7 +327,7 @@ def check_call(
     if not declarative and events & _LEFT_PAGE:
         add(
             ids.BEHAVIOUR_NO_NAVIGATION,
-            f"Calling {shown} navigated the page (call #{record.number}, {kind} {given}), which "
+            f"Calling {shown} navigated the page (call #{record.shown_number}, {kind} {given}), which "
             "ends the agent's tools and context mid-task. Answer the call first and let the "
             "agent decide to navigate, or make it a declarative form.",
         )
@@ -344,7 +344,7 @@ def check_call(
     if problem is not None:
         add(
             ids.BEHAVIOUR_VALID_RESULT,
-            f"{shown} answered call #{record.number} with something that is not a valid MCP tool "
+            f"{shown} answered call #{record.shown_number} with something that is not a valid MCP tool "
             f"result: {problem}. Return plain JSON data, or a result with a content list of "
             'items such as {type: "text", text: "..."}.',
         )
@@ -354,7 +354,7 @@ def check_call(
     if page_error and page_code is None:
         add(
             ids.BEHAVIOUR_ERROR_CODED,
-            f"{shown} answered call #{record.number} with an error that carries no known code "
+            f"{shown} answered call #{record.shown_number} with an error that carries no known code "
             f"({excerpt(said, 100)}). Start error text with Error [code]: (invalid_input, "
             "needs_user, unavailable, failed, ...) or throw an error whose code is one of them, "
             "so agents know what to do next.",
@@ -364,14 +364,14 @@ def check_call(
         if why is not None:
             add(
                 ids.BEHAVIOUR_FAILURE_FLAGGED,
-                f"{shown} answered call #{record.number} with what reads as a failure ({why}), but "
+                f"{shown} answered call #{record.shown_number} with what reads as a failure ({why}), but "
                 "not as an error, so an agent takes it for success. Return "
                 "{content: [...], isError: true} with Error [code]: text, or throw.",
             )
     if declarative and report.status == "Completed" and normalise_output(report.output) == []:
         add(
             ids.BEHAVIOUR_FORM_RESULT_DATA,
-            f"The form {shown} submitted (call #{record.number}) to a page that carries no JSON-LD, "
+            f"The form {shown} submitted (call #{record.shown_number}) to a page that carries no JSON-LD, "
             "so the agent got [] back and cannot tell what happened. Put the result on the "
             'next page as <script type="application/ld+json">, or answer with '
             "event.respondWith().",
@@ -379,7 +379,7 @@ def check_call(
     if purpose == "valid" and code == ToolErrorCode.INVALID_INPUT:
         add(
             ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
-            f"{shown} rejected input that its inputSchema allows (call #{record.number}: {given}; "
+            f"{shown} rejected input that its inputSchema allows (call #{record.shown_number}: {given}; "
             f"it said {excerpt(said or _first_text(record.result), 120)}). Make the schema say what the tool really accepts "
             "(enum, pattern, examples), or answer a value that is well-formed but unknown with "
             "another code (failed, unavailable).",
@@ -387,14 +387,14 @@ def check_call(
     elif purpose == "valid" and bug is not None:
         add(
             ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
-            f"{shown} crashed on input that fits its inputSchema (call #{record.number}: {given}): "
+            f"{shown} crashed on input that fits its inputSchema (call #{record.shown_number}: {given}): "
             f"it threw {excerpt(said, 160)}. A {bug} is a bug in the tool's code: fix it, or "
             "make the schema say what the tool really needs.",
         )
     elif purpose == "valid" and page_error and page_code == ToolErrorCode.FAILED and said:
         add(
             ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
-            f"{shown} failed on input that fits its inputSchema (call #{record.number}: {given}): "
+            f"{shown} failed on input that fits its inputSchema (call #{record.shown_number}: {given}): "
             f"{excerpt(said, 120)}. Fine if the input names something that does not exist; if "
             "the input itself was the problem, say so in the schema.",
             Severity.INFO,
@@ -402,7 +402,7 @@ def check_call(
     if purpose == "invalid" and code is None and report.status == "Completed":
         add(
             ids.BEHAVIOUR_REJECTS_INVALID_INPUT,
-            f"{shown} accepted input its inputSchema forbids ({kind}: call #{record.number}, "
+            f"{shown} accepted input its inputSchema forbids ({kind}: call #{record.shown_number}, "
             f"{given}) without an error. Check the input and answer Error [invalid_input]: "
             "saying what to fix, so an agent's mistakes do not pass silently."
             + (

@@ -184,7 +184,9 @@ class Exerciser:
         if not fresh:
             return []
         record = self._last_call[1] if self._last_call is not None else None
-        led_by = f"call #{record.number} of {excerpt(after.name, 60)}" if record else after.name
+        led_by = (
+            f"call #{record.shown_number} of {excerpt(after.name, 60)}" if record else after.name
+        )
         for tool in fresh:
             known.add(tool)
             self._led_by[(tool.name, frame_of(tool, visit.url) or "")] = led_by
@@ -273,7 +275,7 @@ class Exerciser:
                 self._unresponsive = record  # it would not answer a listing: _restore reopens it
             else:  # a navigation the call began shows
                 await bounded(session.tools(), self.options.look_timeout)
-            visit.call_named(errors, f"call #{record.number} of {excerpt(tool.name, 60)}")
+            visit.call_named(errors, f"call #{record.shown_number} of {excerpt(tool.name, 60)}")
         finally:
             visit.call_ends()
         if visit.navigations != before:
@@ -316,7 +318,7 @@ class Exerciser:
                 tool,
                 frame,
                 f"Calling {excerpt(tool.name, 60)} navigated the page soon after it answered "
-                f"(call #{record.number}), which ends the agent's tools and context mid-task. "
+                f"(call #{record.shown_number}), which ends the agent's tools and context mid-task. "
                 "Let the agent decide to navigate, or make it a declarative form.",
                 record=record,
             )
@@ -333,7 +335,7 @@ class Exerciser:
             message,
             tool=tool.name,
             frame=frame,
-            detail={"call": record.number, "input": excerpt(repr(record.input), 300)},
+            detail={"call": record.shown_number, "input": excerpt(repr(record.input), 300)},
         )
         self._keep_new(judged)
 

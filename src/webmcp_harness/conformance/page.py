@@ -124,7 +124,7 @@ class PageCheck:
             links = visit.unfollowed_links()  # (for the crawl, once the page is done)
             await visit.close(keep=self.job.lane is not None and self._went_well())
             result.elapsed = time.monotonic() - started
-            result.calls = [r.number for r in visit.records]
+            result.calls = [r.shown_number for r in visit.records]
             if self.options.pages is not None:
                 ignored = self.options.pages.ignore(col)
         return PageOutcome(visit.url, result, col, visit.records, ignored, links)

@@ -805,7 +805,7 @@ def _records_for(
     if page is not None:
         if page.calls is not None:
             ids = set(page.calls)
-            return [r for r in report.records if r.number in ids]
+            return [r for r in report.records if r.shown_number in ids]
         return [r for r in report.records if r.frame_url == page.url]
     placed: set[int] = set()
     for p in pages:
@@ -825,7 +825,7 @@ def _records_html(records: Iterable[CallRecord]) -> str:
         total = record.timings.get("total")
         took = f"<div class=muted>{total:.0f} ms</div>" if isinstance(total, (int, float)) else ""
         rows.append(
-            f"<tr><td>{record.number}</td><td><code>{_e(record.tool, 200)}</code></td>"
+            f"<tr><td>{record.shown_number}</td><td><code>{_e(record.tool, 200)}</code></td>"
             f"<td>{_e(record.code or 'ok', 50)}{took}</td>"
             f"<td>{_e(record.browser.status or '-', 50)}</td>"
             f"<td><pre>{_e(given, 500)}</pre></td><td><pre>{_e(result, 800)}</pre></td></tr>"
@@ -869,7 +869,7 @@ def write_html(
             mine = [
                 r
                 for r in bundle.records
-                if (r.number in ids if ids is not None else r.frame_url == page.url)
+                if (r.shown_number in ids if ids is not None else r.frame_url == page.url)
             ]
             placed = {id(r) for r in mine}
             rest.extend(r for r in bundle.records if id(r) not in placed)

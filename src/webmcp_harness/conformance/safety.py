@@ -614,12 +614,12 @@ def check_result(
         listed = "; ".join(f"{m.what}: {excerpt(m.text, 60)}" for m in matches[:3])
         col.add(
             ids.SAFETY_OUTPUT_INJECTION,
-            f"The result of call #{record.number} holds text an agent may follow as instructions "
+            f"The result of call #{record.shown_number} holds text an agent may follow as instructions "
             f"({listed}). If the tool returns content others wrote, set untrustedContentHint; "
             "otherwise remove the instructions from the result.",
             tool=record.tool,
             frame=frame,
-            detail={"call": record.number},
+            detail={"call": record.shown_number},
         )
     if out is not None:
         out.extend(col)

@@ -5,21 +5,34 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal, get_args
 
 from .errors import ToolErrorCode
 from .results import ToolResult
 
 __all__ = [
+    "BACKEND_CHOICES",
+    "BackendChoice",
+    "BackendName",
     "BrowserReport",
+    "CallReason",
     "CallRecord",
     "CallResult",
+    "EventType",
+    "FrameEventType",
     "Tool",
     "ToolEvent",
     "normalise_annotations",
 ]
 
 BackendName = Literal["cdp", "inpage"]
+"""Which source a tool came from: Chromium's own registry over CDP, or a script object in the page."""
+
+BackendChoice = Literal["auto", BackendName]
+"""Which sources a session uses: all of them ("auto"), or only one kind. The command line's
+``--backend``, the pytest plugin's ``--webmcp-backend`` and ``WebMCPSession.attach`` take these."""
+BACKEND_CHOICES: Final[tuple[BackendChoice, ...]] = get_args(BackendChoice)
+"""The values of `BackendChoice`, in order: ("auto", "cdp", "inpage")."""
 
 Source = Literal[
     "native", "document.modelContext", "navigator.modelContext", "navigator.modelContextTesting"
@@ -103,11 +116,30 @@ class Tool:
         return data
 
 
+FrameEventType = Literal["navigated", "detached", "closed", "crashed", "disconnected"]
+"""What happened to a frame, or to the whole page: the sources report these during any call."""
+
+EventType = Literal[
+    FrameEventType,
+    "toolsAdded",  # tools registered during the call (names)
+    "toolRemoved",  # the call's own tool went, after it started
+    "toolRemovedBeforeStart",  # it went before the page started the call
+    "toolReplaced",  # registered again under its name, in its frame, before the answer
+    "timeout",  # no answer within the call's timeout (afterS)
+    "cancelledInPage",  # the harness cancelled the invocation in the page
+    "waitingForPerson",  # a declarative form is filled and waits for its submit
+    "confirmedAsPerson",  # the harness submitted it, as the person would
+    "lateAnswer",  # the page answered after the call had returned (status)
+    "pageNavigated",  # the page moved after the call answered (count; a check notes it)
+]
+"""The type of a `ToolEvent`: what a call's record can say happened during it."""
+
+
 @dataclass
 class ToolEvent:
     """Something seen during a call: a navigation, tools added or removed, a crash."""
 
-    type: str
+    type: EventType
     detail: dict[str, Any] = field(default_factory=dict)
     at_ms: float = 0.0
 
@@ -141,13 +173,24 @@ class BrowserReport:
         return data
 
 
+CallReason = Literal["no_submit_button", "no_webmcp", "tools_blocked"]
+"""Why a call ended as it did, where callers branch on it (the result's text says it for people):
+
+- ``no_submit_button``: a form waits for a person but has no submit button (``unavailable``);
+- ``no_webmcp``: the page has no WebMCP at all, no ``document.modelContext`` (``unavailable``);
+- ``tools_blocked``: the page's permissions policy turns the ``tools`` feature off, so it has no
+  tools (``unavailable``).
+"""
+
+
 @dataclass
 class CallRecord:
     """One call: input, what the browser reported, the coded result, timings and events.
 
-    `id` is the session's own number for the call (it tells the session's open calls apart);
-    `number` is the one shown for it (in ``to_dict()``'s ``"id"``, in messages): `id` unless a
-    caller numbering calls across sessions (a check of many pages) sets its own.
+    `id` is the session's number for the call; the session tells its open calls apart by the
+    record itself, not by `id`. `number` is a caller's own number for it (a check numbers calls
+    across pages); `shown_number` (``to_dict()``'s ``"id"``, messages) is `number` once set, else
+    `id`.
     """
 
     id: int
@@ -170,21 +213,24 @@ class CallRecord:
     pending: bool = False
     note: str | None = None
     late_answer: ToolResult | None = None
-    number: int = 0
-    """The number shown for the call; 0 when made: `id`."""
+    reason: CallReason | None = None
+    """The condition behind the result, where callers branch on one (not in ``to_dict``)."""
+    number: int | None = None
+    """A caller's own number for the call, shown instead of `id` (None: not set)."""
 
-    def __post_init__(self) -> None:
-        if not self.number:
-            self.number = self.id
+    @property
+    def shown_number(self) -> int:
+        """The call's number as shown: `number` once a caller set one, else `id`."""
+        return self.id if self.number is None else self.number
 
-    def event(self, type_: str, **detail: Any) -> None:
+    def event(self, type_: EventType, **detail: Any) -> None:
         """Add an event, stamped with the time since the call began."""
         self.events.append(ToolEvent(type_, detail, (time.time() - self.started_at) * 1000))
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data."""
         return {
-            "id": self.number,
+            "id": self.shown_number,
             "tool": self.tool,
             "input": self.input,
             "frameId": self.frame_id,

@@ -22,6 +22,7 @@ from typing import IO, Any, Final
 __all__ = [
     "UNSAFE_CHARACTERS",
     "TooBig",
+    "clip",
     "dumps",
     "json_ready",
     "no_surrogates",
@@ -61,6 +62,13 @@ def safe_text(value: object) -> str:
         except Exception:
             value = f"<{type(value).__name__}>"
     return UNSAFE_CHARACTERS.sub(_visible, value)
+
+
+def clip(text: str, limit: int) -> str:
+    """text cut to limit characters, saying how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
 
 
 def no_surrogates(value: str) -> str:

@@ -6,7 +6,7 @@ import asyncio
 import time
 from typing import Any
 
-from ..core.records import CallRecord, Tool
+from ..core.records import CallRecord, FrameEventType, Tool
 
 __all__ = ["FRAME_ENDED", "INTERRUPTIONS", "CallWatch", "first", "left"]
 
@@ -81,7 +81,7 @@ class CallWatch:
                 self.replaced = True
                 self.record.event("toolReplaced", name=self.tool.name)
 
-    def frame_event(self, kind: str, frame_id: str, detail: dict[str, Any]) -> None:
+    def frame_event(self, kind: FrameEventType, frame_id: str, detail: dict[str, Any]) -> None:
         """The tool's frame (or one of its ancestors, or the page) navigated, went or crashed."""
         self.record.event(kind, frameId=frame_id, **detail)
         if kind == "navigated" and self.tool.declarative:

@@ -28,8 +28,8 @@ from ..core.records import CallRecord, CallResult
 from ..core.results import ToolErrorCode, ToolResult, code_of
 from ..core.timeouts import EXPECT_MOST, EXPECT_TIMEOUT, seconds_problem
 from ..session import WebMCPSession as AsyncSession
+from ..session.adapters import run_sync
 from ..session.sync import WebMCPSession as SyncSession
-from ..session.sync import _run
 from .snapshots import SnapshotPlace, match_snapshot, place_of
 
 __all__ = ["AsyncSessionAssertions", "ResultAssertions", "SessionAssertions", "expect"]
@@ -59,7 +59,7 @@ def _describe(result: Mapping[str, Any], record: CallRecord | None) -> str:
     if record is None:
         return f"result:  {_dump(result)}\n(not a call of a live session: no record to show)"
     lines = [
-        f"call #{record.number}: {record.tool}"
+        f"call #{record.shown_number}: {record.tool}"
         + (f" in frame {record.frame_url}" if record.frame_url else ""),
         f"  input:   {_dump(record.input)}",
         f"  browser: {_dump(record.browser.to_dict())}",
@@ -178,7 +178,7 @@ class SessionAssertions:
 
     def _expect(self, name: str, present: bool, timeout: float) -> None:
         __tracebackhide__ = True
-        problem = _run(self._session.page, _settle(self._session.core, name, present, timeout))
+        problem = run_sync(self._session.page, _settle(self._session.core, name, present, timeout))
         if problem:
             raise AssertionError(problem)
 
@@ -205,7 +205,7 @@ class SessionAssertions:
         one is written and the test fails once; `--webmcp-update-snapshots` rewrites them.
         """
         __tracebackhide__ = True
-        problem = _run(self._session.page, _snapshot(self._session.core, name, path, timeout))
+        problem = run_sync(self._session.page, _snapshot(self._session.core, name, path, timeout))
         if problem:
             raise AssertionError(problem)
 

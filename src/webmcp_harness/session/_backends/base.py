@@ -6,15 +6,15 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ...core.records import BackendName, BrowserReport, Tool
+from ...core.records import BackendName, BrowserReport, FrameEventType, Tool
 
 ToolsChanged = Callable[[list[Tool], list[Tool]], None]
 """Called with (added, removed) whenever the backend sees the page's tools change."""
 
-Interrupted = Callable[[str, str, dict[str, Any]], None]
+Interrupted = Callable[[FrameEventType, str, dict[str, Any]], None]
 """Called with (kind, frame_id, detail) when a frame navigates or goes away, or the page ends.
 
-kind is one of "navigated", "detached", "closed", "crashed", "disconnected". frame_id is "" for
+frame_id is "" for
 the whole page; "crashed" or "closed" with a frame_id is that frame's own process or popup only.
 """
 

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from ..core.records import CallRecord, Tool
 from ..core.secrets import redact
-from ..core.text import dumps, no_surrogates, safe_text
+from ..core.text import clip, dumps, no_surrogates, safe_text
 from .findings import CHECKS, Collector, Finding, Severity, Target
 from .spool import Spool
 
@@ -37,7 +37,6 @@ __all__ = [
     "PageResult",
     "PageSpool",
     "TestCase",
-    "clip",
     "to_html",
     "to_json",
     "to_junit",
@@ -327,13 +326,6 @@ def _iso(ts: float) -> str:
     if not ts:
         return ""
     return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds")
-
-
-def clip(text: str, limit: int) -> str:
-    """text cut to limit characters, saying how many more there were."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
 
 
 def _clip_deep(value: Any, limit: int, depth: int = 0) -> Any:

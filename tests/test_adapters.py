@@ -21,6 +21,7 @@ from webmcp_harness.session.adapters import (
     impl_of,
     is_sync,
     is_target_closed,
+    parse_regex,
     run_sync,
     without_middleware,
 )
@@ -89,3 +90,17 @@ def test_an_mcp_server_has_a_middleware_list_to_empty() -> None:
     assert isinstance(server.middleware, list)
     without_middleware(server)
     assert server.middleware == []
+
+
+def test_pythons_regex_parser_gives_the_tree_the_input_generator_walks() -> None:
+    tree = list(parse_regex(r"^a[0-9]{2,}(ab|cd)$"))
+    assert [str(op) for op, _ in tree] == ["AT", "LITERAL", "MAX_REPEAT", "SUBPATTERN", "AT"]
+    low, high, sub = tree[2][1]
+    assert (low, str(high)) == (2, "MAXREPEAT")
+    assert [str(op) for op, _ in sub] == ["IN"]
+    assert [(str(op), arg) for op, arg in sub[0][1]] == [("RANGE", (48, 57))]
+    group, _add, _del, inside = tree[3][1]
+    assert group == 1
+    [(op, (_, branches))] = list(inside)
+    assert str(op) == "BRANCH"
+    assert [[chr(arg) for _, arg in b] for b in branches] == [["a", "b"], ["c", "d"]]

@@ -328,9 +328,9 @@ def messages(report: CheckReport, url: str) -> str:
         lines.append(f"{len(page.tools)} tools, error {page.error!r}, {page.elapsed:.1f} s")
         ids = set(page.calls or [])
         lines += [
-            f"call #{r.id} {r.tool} {r.code} {[e.type for e in r.events]}"
+            f"call #{r.shown_number} {r.tool} {r.code} {[e.type for e in r.events]}"
             for r in report.records
-            if r.id in ids
+            if r.shown_number in ids
         ]
     return "\n".join(lines)
 
@@ -431,7 +431,7 @@ def test_a_run_with_defects_fails(runs: Runs, pages_url: str) -> None:
 def calls_of(report: CheckReport, url: str) -> list[tuple[str, str | None]]:
     page = next(p for p in report.pages if p.url == url)
     ids = set(page.calls or [])
-    return [(r.tool, r.code) for r in report.records if r.id in ids]
+    return [(r.tool, r.code) for r in report.records if r.shown_number in ids]
 
 
 def test_a_tool_that_blocks_the_main_thread_is_reported_and_the_page_reloaded(
@@ -464,9 +464,9 @@ def test_ten_thousand_tools_are_listed_and_not_all_called(runs: Runs, pages_url:
 
 
 def test_call_records_are_numbered_uniquely_across_pages(runs: Runs) -> None:
-    ids = [r.id for r in runs.reports["main"].records]
-    assert ids
-    assert len(ids) == len(set(ids))
+    numbers = [r.shown_number for r in runs.reports["main"].records]
+    assert numbers
+    assert len(numbers) == len(set(numbers))
 
 
 def test_read_only_mode_calls_only_read_only_tools(runs: Runs, pages_url: str) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from webmcp_harness.conformance import ids
 from webmcp_harness.conformance.findings import (
     CHECKS,
     SPEC_URL,
@@ -40,6 +41,7 @@ SPEC_ANCHORS = {
     "tool-definition-name",
 }
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "webmcp_harness"
 
 
 def test_check_ids_are_stable_dotted_names_in_known_families() -> None:
@@ -56,6 +58,23 @@ def test_check_ids_are_stable_dotted_names_in_known_families() -> None:
         "behaviour",
         "form",
     }
+
+
+def test_every_check_has_one_constant_and_the_code_names_checks_by_it() -> None:
+    constants = {name: getattr(ids, name) for name in ids.__all__}
+    assert sorted(constants.values()) == sorted(CHECKS)
+    for name, check_id in constants.items():
+        assert name == check_id.replace(".", "_").replace("-", "_").upper()
+    families = "|".join(sorted({c.family for c in CHECKS.values()}))
+    written = re.compile(rf"[\"'](?:{families})\.[a-z]+(?:-[a-z]+)*[\"']")
+    found = [
+        f"{path.relative_to(PACKAGE)}: {match.group(0)}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.name != "ids.py"
+        for match in written.finditer(path.read_text(encoding="utf-8"))
+        if match.group(0)[1:-1] in CHECKS
+    ]
+    assert not found, "check ids written as strings (use conformance.ids):\n" + "\n".join(found)
 
 
 def test_every_rule_links_a_spec_section_or_the_codes_page_never_a_seed() -> None:

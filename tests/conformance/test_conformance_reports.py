@@ -22,6 +22,7 @@ from webmcp_harness.conformance.reports import (
     CSP,
     CheckReport,
     PageResult,
+    PageSpool,
     to_html,
     to_json,
     to_junit,
@@ -30,7 +31,6 @@ from webmcp_harness.conformance.reports import (
     write_junit,
 )
 from webmcp_harness.conformance.safety import check_safety
-from webmcp_harness.conformance.spool import PageSpool
 from webmcp_harness.core.records import BrowserReport, CallRecord, Tool
 
 PAGE = "http://127.0.0.1:1/shop"

@@ -270,7 +270,7 @@ def check(
             if browser.grid is not None:
                 from playwright.async_api import async_playwright
 
-                from .selenium import grid_sessions
+                from .common import grid_sessions
 
                 async with (
                     async_playwright() as p,

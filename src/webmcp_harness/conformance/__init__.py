@@ -8,7 +8,7 @@ a `CheckReport` goes to the JSON, JUnit XML, HTML and terminal writers.
 
 from __future__ import annotations
 
-from ..core import _formats  # noqa: F401  # first: before a module here imports jsonschema
+from ..core import schema  # noqa: F401  # first: it holds back jsonschema's slow format modules
 
 # isort: split
 from .behaviour import BEHAVIOUR_CHECKS, check_call

@@ -16,6 +16,7 @@ from ..core.coding import code_report, normalise_output
 from ..core.errors import ToolErrorCode
 from ..core.records import CallRecord, Tool
 from ..core.results import is_error_text, tool_error_code
+from . import ids
 from .findings import Collector, Finding, Severity, excerpt
 from .metadata import frame_of
 
@@ -34,14 +35,14 @@ __all__ = [
 Purpose = Literal["valid", "invalid", "plain"]
 
 BEHAVIOUR_CHECKS = (
-    "behaviour.answers",
-    "behaviour.valid-result",
-    "behaviour.accepts-valid-input",
-    "behaviour.rejects-invalid-input",
-    "behaviour.error-coded",
-    "behaviour.failure-flagged",
-    "behaviour.no-navigation",
-    "behaviour.form-result-data",
+    ids.BEHAVIOUR_ANSWERS,
+    ids.BEHAVIOUR_VALID_RESULT,
+    ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
+    ids.BEHAVIOUR_REJECTS_INVALID_INPUT,
+    ids.BEHAVIOUR_ERROR_CODED,
+    ids.BEHAVIOUR_FAILURE_FLAGGED,
+    ids.BEHAVIOUR_NO_NAVIGATION,
+    ids.BEHAVIOUR_FORM_RESULT_DATA,
 )
 # Thrown errors that are bugs in the tool's code, not answers about the input.
 BUG_ERRORS = frozenset({"TypeError", "ReferenceError", "SyntaxError", "RangeError"})
@@ -234,8 +235,8 @@ def answered_normally(record: CallRecord, tool: Tool | None) -> bool:
     events = {e.type for e in record.events}
     if events & GONE_EVENTS:
         return False
-    if record.code == ToolErrorCode.TIMEOUT.value or (
-        record.pending and record.code != ToolErrorCode.NEEDS_USER.value
+    if record.code == ToolErrorCode.TIMEOUT or (
+        record.pending and record.code != ToolErrorCode.NEEDS_USER
     ):
         return False
     declarative = record.declarative or bool(tool is not None and tool.declarative)
@@ -267,16 +268,16 @@ def check_call(
     frame = frame_of(tool, page) if tool is not None else None
     declarative = record.declarative or bool(tool is not None and tool.declarative)
     ran = [
-        "behaviour.answers",
-        "behaviour.valid-result",
-        "behaviour.error-coded",
-        "behaviour.failure-flagged",
+        ids.BEHAVIOUR_ANSWERS,
+        ids.BEHAVIOUR_VALID_RESULT,
+        ids.BEHAVIOUR_ERROR_CODED,
+        ids.BEHAVIOUR_FAILURE_FLAGGED,
     ]
-    ran.append("behaviour.form-result-data" if declarative else "behaviour.no-navigation")
+    ran.append(ids.BEHAVIOUR_FORM_RESULT_DATA if declarative else ids.BEHAVIOUR_NO_NAVIGATION)
     if purpose == "valid":
-        ran.append("behaviour.accepts-valid-input")
+        ran.append(ids.BEHAVIOUR_ACCEPTS_VALID_INPUT)
     elif purpose == "invalid":
-        ran.append("behaviour.rejects-invalid-input")
+        ran.append(ids.BEHAVIOUR_REJECTS_INVALID_INPUT)
     col.ran_all(ran, name, frame)
 
     def done() -> list[Finding]:
@@ -291,7 +292,7 @@ def check_call(
             tool=name,
             frame=frame,
             severity=severity,
-            detail={"call": record.id, "input": _short(record.input, 300)},
+            detail={"call": record.shown_number, "input": _short(record.input, 300)},
         )
 
     given = _short(record.input)
@@ -300,34 +301,33 @@ def check_call(
         kind = f"schema-invalid input ({reason})" if reason else "schema-invalid input"
     events = {e.type for e in record.events}
     report = record.browser
-    code: str | None = record.code
-    if code == ToolErrorCode.INTERRUPTED.value and "toolRemoved" in events and report.status:
+    code = record.code
+    if code == ToolErrorCode.INTERRUPTED and "toolRemoved" in events and report.status:
         # The tool was removed (and registered again, say on a re-render) during the call, and
         # the page answered all the same: judge the answer, whichever reached us first.
-        found_code = tool_error_code(code_report(report))
-        code = found_code.value if found_code is not None else None
+        code = tool_error_code(code_report(report))
 
     if events & GONE_EVENTS:
         add(
-            "discovery.page-load",
-            f"The page crashed while {shown} ran (call #{record.id}, {kind} {given}). A tool "
+            ids.DISCOVERY_PAGE_LOAD,
+            f"The page crashed while {shown} ran (call #{record.shown_number}, {kind} {given}). A tool "
             "must not take the page down: look for runaway memory use or recursion.",
         )
         return done()
-    hung = code == ToolErrorCode.TIMEOUT.value and ("timeout" in events or not report.status)
-    if hung or (record.pending and code != ToolErrorCode.NEEDS_USER.value):
+    hung = code == ToolErrorCode.TIMEOUT and ("timeout" in events or not report.status)
+    if hung or (record.pending and code != ToolErrorCode.NEEDS_USER):
         within = f"within {timeout:g} s " if timeout is not None else "in time "
         add(
-            "behaviour.answers",
-            f"{shown} did not answer {within}(call #{record.id}, {kind} {given}). Resolve or "
+            ids.BEHAVIOUR_ANSWERS,
+            f"{shown} did not answer {within}(call #{record.shown_number}, {kind} {given}). Resolve or "
             "reject every call, and stop work when the call's signal aborts; answer with an "
             "error rather than never.",
         )
         return done()
     if not declarative and events & _LEFT_PAGE:
         add(
-            "behaviour.no-navigation",
-            f"Calling {shown} navigated the page (call #{record.id}, {kind} {given}), which "
+            ids.BEHAVIOUR_NO_NAVIGATION,
+            f"Calling {shown} navigated the page (call #{record.shown_number}, {kind} {given}), which "
             "ends the agent's tools and context mid-task. Answer the call first and let the "
             "agent decide to navigate, or make it a declarative form.",
         )
@@ -343,8 +343,8 @@ def check_call(
             problem = f"its value could not be turned into JSON ({excerpt(text, 100)})"
     if problem is not None:
         add(
-            "behaviour.valid-result",
-            f"{shown} answered call #{record.id} with something that is not a valid MCP tool "
+            ids.BEHAVIOUR_VALID_RESULT,
+            f"{shown} answered call #{record.shown_number} with something that is not a valid MCP tool "
             f"result: {problem}. Return plain JSON data, or a result with a content list of "
             'items such as {type: "text", text: "..."}.',
         )
@@ -353,8 +353,8 @@ def check_call(
     page_error, page_code = _page_error_code(record)
     if page_error and page_code is None:
         add(
-            "behaviour.error-coded",
-            f"{shown} answered call #{record.id} with an error that carries no known code "
+            ids.BEHAVIOUR_ERROR_CODED,
+            f"{shown} answered call #{record.shown_number} with an error that carries no known code "
             f"({excerpt(said, 100)}). Start error text with Error [code]: (invalid_input, "
             "needs_user, unavailable, failed, ...) or throw an error whose code is one of them, "
             "so agents know what to do next.",
@@ -363,46 +363,46 @@ def check_call(
         why = reads_as_failure(report.output)
         if why is not None:
             add(
-                "behaviour.failure-flagged",
-                f"{shown} answered call #{record.id} with what reads as a failure ({why}), but "
+                ids.BEHAVIOUR_FAILURE_FLAGGED,
+                f"{shown} answered call #{record.shown_number} with what reads as a failure ({why}), but "
                 "not as an error, so an agent takes it for success. Return "
                 "{content: [...], isError: true} with Error [code]: text, or throw.",
             )
     if declarative and report.status == "Completed" and normalise_output(report.output) == []:
         add(
-            "behaviour.form-result-data",
-            f"The form {shown} submitted (call #{record.id}) to a page that carries no JSON-LD, "
+            ids.BEHAVIOUR_FORM_RESULT_DATA,
+            f"The form {shown} submitted (call #{record.shown_number}) to a page that carries no JSON-LD, "
             "so the agent got [] back and cannot tell what happened. Put the result on the "
             'next page as <script type="application/ld+json">, or answer with '
             "event.respondWith().",
         )
-    if purpose == "valid" and code == ToolErrorCode.INVALID_INPUT.value:
+    if purpose == "valid" and code == ToolErrorCode.INVALID_INPUT:
         add(
-            "behaviour.accepts-valid-input",
-            f"{shown} rejected input that its inputSchema allows (call #{record.id}: {given}; "
+            ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
+            f"{shown} rejected input that its inputSchema allows (call #{record.shown_number}: {given}; "
             f"it said {excerpt(said or _first_text(record.result), 120)}). Make the schema say what the tool really accepts "
             "(enum, pattern, examples), or answer a value that is well-formed but unknown with "
             "another code (failed, unavailable).",
         )
     elif purpose == "valid" and bug is not None:
         add(
-            "behaviour.accepts-valid-input",
-            f"{shown} crashed on input that fits its inputSchema (call #{record.id}: {given}): "
+            ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
+            f"{shown} crashed on input that fits its inputSchema (call #{record.shown_number}: {given}): "
             f"it threw {excerpt(said, 160)}. A {bug} is a bug in the tool's code: fix it, or "
             "make the schema say what the tool really needs.",
         )
-    elif purpose == "valid" and page_error and page_code == ToolErrorCode.FAILED.value and said:
+    elif purpose == "valid" and page_error and page_code == ToolErrorCode.FAILED and said:
         add(
-            "behaviour.accepts-valid-input",
-            f"{shown} failed on input that fits its inputSchema (call #{record.id}: {given}): "
+            ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
+            f"{shown} failed on input that fits its inputSchema (call #{record.shown_number}: {given}): "
             f"{excerpt(said, 120)}. Fine if the input names something that does not exist; if "
             "the input itself was the problem, say so in the schema.",
             Severity.INFO,
         )
     if purpose == "invalid" and code is None and report.status == "Completed":
         add(
-            "behaviour.rejects-invalid-input",
-            f"{shown} accepted input its inputSchema forbids ({kind}: call #{record.id}, "
+            ids.BEHAVIOUR_REJECTS_INVALID_INPUT,
+            f"{shown} accepted input its inputSchema forbids ({kind}: call #{record.shown_number}, "
             f"{given}) without an error. Check the input and answer Error [invalid_input]: "
             "saying what to fix, so an agent's mistakes do not pass silently."
             + (

@@ -1,20 +1,22 @@
-"""The crawl: the queue of pages to check, its workers (one browser, or a grid), links followed."""
+"""The crawl: the pages of its frontier checked by its workers, on one browser or several (a grid),
+each worker in its lane (a context used page after page); it yields each page's outcome."""
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
-import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ..core.urls import split_url
-from .findings import Collector, Severity
-from .options import CheckerBase, Progress, _cancelled_from_outside, normalise_url
-from .reports import PageResult
-from .visit import _Lane, _may_be_lost, _Visit
+from ..core.waits import cancelled_from_outside
+from .findings import Severity
+from .frontier import Frontier
+from .options import CheckOptions, ContextHook, Progress, ProgressCallback
+from .page import PageCheck, PageJob, PageOutcome
+from .visit import Lane
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser
@@ -49,86 +51,110 @@ class BrowserSource(Protocol):
         ...
 
 
-def _origin(url: str) -> tuple[str, str]:
-    parts = split_url(url)
-    return parts.scheme.lower(), parts.netloc.lower()
-
-
-def _is_page_link(url: str, origin: tuple[str, str]) -> bool:
-    parts = split_url(url)
-    if parts.scheme not in ("http", "https") or (parts.scheme, parts.netloc.lower()) != origin:
-        return False
-    return _NOT_PAGES.search(parts.path) is None
-
-
-_NOT_PAGES = re.compile(  # links to files, not pages: the crawl skips them
-    r"\.(?:png|jpe?g|gif|svg|webp|ico|bmp|css|m?js|json|xml|txt|pdf|zip|t?gz|bz2|xz|7z|rar|tar|"
-    r"mp3|mp4|m4a|webm|ogg|wav|avi|mov|woff2?|ttf|otf|eot|exe|dmg|apk|msi|csv|docx?|xlsx?|pptx?|"
-    r"wasm)$",
-    re.IGNORECASE,
-)
-
-
 _LOST_WAIT = 1.0  # seconds a failed page waits for its browser's disconnected event (grid)
 
 
-class Crawl(CheckerBase):
-    """The crawl's part of the checker: which page is checked next, on which browser."""
+class Crawl:
+    """Checks the pages of the frontier with `options.workers` workers per browser, each in its
+    lane (a context used page after page), and yields each page's outcome as it is done.
 
-    _queue: asyncio.Queue[tuple[str, int, bool]] | None
-    _seen: set[str]
-    _order: list[str]
-    _done: dict[str, _Visit]  # pages checked, until they are in the report
-    _finished: int  # pages checked so far
-    _not_visited: set[str]  # pages over max_pages
-    _per_path: dict[tuple[str, str, str], int]
-    _nodes: list[_Node]
-    _retried: list[dict[str, str]]
-    _source: BrowserSource | None
-    _workers: list[asyncio.Task[None]]
+    With several browsers (a grid), a browser that disconnects mid-run has its pages checked
+    again on another, once; names (their endpoints) say which one it was. With sessions (a
+    Selenium Grid's), more browsers join as they come, and one that is lost is replaced when the
+    source can. on_progress hears when pages start and finish.
+    """
 
-    def _enqueue(self, url: str, depth: int, *, seed: bool = False) -> None:
-        key = normalise_url(url, keep_fragment=seed)
-        if key in self._seen:
-            return
-        parts = split_url(key)
-        path = (parts.scheme, parts.netloc.lower(), parts.path)
-        limit = self.options.max_per_path
-        if not seed and limit is not None and self._per_path.get(path, 0) >= limit:
-            return
-        if len(self._seen) >= self.options.max_pages:
-            if len(self._not_visited) < 100_000:  # (a count, not a list, past that)
-                self._not_visited.add(key)
-            return
-        self._per_path[path] = self._per_path.get(path, 0) + 1
-        self._seen.add(key)
-        self._order.append(key)
-        assert self._queue is not None
-        self._queue.put_nowait((key, depth, seed))
+    def __init__(
+        self,
+        browsers: Sequence[Browser],
+        options: CheckOptions,
+        *,
+        numbers: Iterator[int],
+        names: Sequence[str] = (),
+        on_progress: ProgressCallback | None = None,
+        prepare_context: ContextHook | None = None,
+        sessions: BrowserSource | None = None,
+    ) -> None:
+        self.browsers = list(browsers)
+        self.options = options
+        self.names = list(names)
+        self.on_progress = on_progress
+        self.prepare_context = prepare_context
+        self.frontier = Frontier(options)
+        self.finished = 0  # pages checked so far
+        self.retried: list[dict[str, str]] = []  # pages checked again, and why
+        self._numbers = numbers
+        self._nodes: list[_Node] = []
+        self._source = sessions
+        self._workers: list[asyncio.Task[None]] = []
+        self._out: collections.deque[PageOutcome] = collections.deque()
+        self._more = asyncio.Event()  # set when an outcome is ready
+
+    @property
+    def found(self) -> list[str]:
+        """Every page queued, in the order found."""
+        return self.frontier.found
+
+    async def pages(self, urls: Sequence[str]) -> AsyncGenerator[PageOutcome, None]:
+        """Check urls (and, with options.crawl, the same-origin pages they link to); each page's
+        outcome as soon as it is done."""
+        for url in urls:
+            self.frontier.add(url, 0, seed=True)
+        if len(self.browsers) == 1 and self._source is None:
+            workers = [
+                asyncio.ensure_future(self._worker()) for _ in range(max(1, self.options.workers))
+            ]
+        else:
+            workers = self._grid_workers()
+        joined = asyncio.ensure_future(self.frontier.queue.join())
+        try:
+            while self._out or not joined.done():
+                if self._out:
+                    yield self._out.popleft()
+                    continue
+                self._more.clear()
+                more = asyncio.ensure_future(self._more.wait())
+                await asyncio.wait({joined, more}, return_when=asyncio.FIRST_COMPLETED)
+                more.cancel()
+        finally:
+            joined.cancel()
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(joined, *workers, return_exceptions=True)
 
     async def _worker(self, node: _Node | None = None) -> None:
         """Check pages from the queue (in node's browser, until it disconnects), one after the
         other in the worker's lane."""
-        assert self._queue is not None
+        queue = self.frontier.queue
         dead = asyncio.ensure_future(node.dead.wait()) if node is not None else None
-        lane = _Lane()
+        lane = Lane(self.options, self.prepare_context)
         try:
             while True:
-                url, depth, seed = await self._queue.get()
+                url, depth, seed = await queue.get()
                 try:
                     if not await self._take(url, depth, seed, node, dead, lane):
                         return
                 except asyncio.CancelledError:
-                    if _cancelled_from_outside():
+                    if cancelled_from_outside():
                         raise
-                except Exception:  # run() reports the page as not checked
+                except Exception:  # the checker reports the page as not checked
                     pass
                 finally:
-                    self._queue.task_done()
+                    queue.task_done()
         finally:
             if dead is not None:
                 dead.cancel()
-            await asyncio.shield(self._discard(lane))
+            await asyncio.shield(lane.discard())
+
+    def _check(self, url: str, depth: int, seed: bool, browser: Browser, lane: Lane) -> PageCheck:
+        job = PageJob(url, browser, depth, seed, lane)
+        return PageCheck(
+            job,
+            self.options,
+            numbers=self._numbers,
+            prepare_context=self.prepare_context,
+            links=self.frontier,
+        )
 
     async def _take(
         self,
@@ -137,22 +163,20 @@ class Crawl(CheckerBase):
         seed: bool,
         node: _Node | None,
         dead: asyncio.Future[Any] | None,
-        lane: _Lane,
+        lane: Lane,
     ) -> bool:
         """Check one page; False when node's browser is gone (the page then goes back)."""
         if node is None or dead is None:
             self._progress("start", url)
-            visit = await self.check_page(url, depth=depth, seed=seed, lane=lane)
+            outcome = await self._check(url, depth, seed, self.browsers[0], lane).run()
         else:
             if node.dead.is_set():
                 self._again(url, depth, seed, node, started=False)
                 return False
             self._progress("start", url)
-            page = asyncio.ensure_future(
-                self.check_page(url, depth=depth, seed=seed, browser=node.browser, lane=lane)
-            )
+            page = asyncio.ensure_future(self._check(url, depth, seed, node.browser, lane).run())
             await asyncio.wait({page, dead}, return_when=asyncio.FIRST_COMPLETED)
-            if page.done() and _may_be_lost(page.result()) and not node.dead.is_set():
+            if page.done() and page.result().may_be_lost() and not node.dead.is_set():
                 # Playwright closes a lost browser's pages first, the browser a task later:
                 # a page that failed, or whose call saw its page crash or close, may have
                 # failed for that.
@@ -164,15 +188,25 @@ class Crawl(CheckerBase):
                 await asyncio.gather(page, return_exceptions=True)
                 self._again(url, depth, seed, node, started=True)
                 return False
-            visit = page.result()
-        self._done[url] = visit
-        self._finished += 1
-        self._follow(visit)  # the links found since the probe (a form's result page)
-        self._progress("done", url, visit)
-        self._to_report()
+            outcome = page.result()
+        self._finish(outcome, depth)
         return True
 
+    def _finish(self, outcome: PageOutcome, depth: int) -> None:
+        """A page done: the links it found since the crawl was last told (a form's result page)
+        are queued, and its outcome goes out."""
+        self.finished += 1
+        self.frontier.follow(outcome.url, depth, outcome.links)
+        self._progress("done", outcome.url, outcome)
+        self._out.append(outcome)
+        self._more.set()
+
     # -- a grid: several browsers --------------------------------------------------------
+    @property
+    def browser_count(self) -> int:
+        """How many browsers the run had: those given, and those a source brought."""
+        return max(len(self.browsers), len(self._nodes))
+
     def _grid_workers(self) -> list[asyncio.Task[None]]:
         """options.workers workers per browser, all taking pages from the one queue (and those
         of each browser the source brings, as it comes)."""
@@ -215,12 +249,13 @@ class Crawl(CheckerBase):
         self._drain(node)
 
     def _drain(self, node: _Node) -> None:
-        if self._left() or self._queue is None:
+        if self._left():
             return
-        while not self._queue.empty():
-            url, depth, seed = self._queue.get_nowait()
+        queue = self.frontier.queue
+        while not queue.empty():
+            url, depth, seed = queue.get_nowait()
             self._again(url, depth, seed, node, started=False)
-            self._queue.task_done()
+            queue.task_done()
 
     def _left(self) -> bool:
         """Whether a browser is left, or may still come."""
@@ -231,17 +266,16 @@ class Crawl(CheckerBase):
         """Check url on another browser, once; with none left (or a second time), report it as
         not checked."""
         if started:
-            before = next((r for r in self._retried if r["url"] == url), None)
+            before = next((r for r in self.retried if r["url"] == url), None)
             if before is not None:
                 self._not_checked(
                     url,
                     depth,
-                    seed,
                     f"This page could not be checked: its browser disconnected twice while "
                     f"checking it ({before['browser']}, then {node.name}).",
                 )
                 return
-            self._retried.append(
+            self.retried.append(
                 {
                     "url": url,
                     "reason": f"{node.name} disconnected while checking it",
@@ -249,49 +283,33 @@ class Crawl(CheckerBase):
                 }
             )
         if self._left():
-            assert self._queue is not None
-            self._queue.put_nowait((url, depth, seed))
+            self.frontier.queue.put_nowait((url, depth, seed))
             return
         message = f"This page could not be checked: every browser disconnected ({node.name} last)."
-        self._not_checked(url, depth, seed, message)
+        self._not_checked(url, depth, message)
 
-    def _not_checked(self, url: str, depth: int, seed: bool, message: str) -> None:
-        visit = _Visit(url, depth, seed, Collector(url), PageResult(url=url, calls=[]))
-        visit.col.add("discovery.page-load", message)
-        visit.result.error = message
-        self._done[url] = visit
-        self._finished += 1
-        self._progress("done", url, visit)
-        self._to_report()
-
-    def _follow(self, visit: _Visit) -> None:
-        """Queue the same-origin pages visit links to (as soon as they are known, so the next
-        crawl level loads while this page's tools are still being called)."""
-        if visit.depth >= self.options.crawl or self._queue is None:
-            return
-        origin = _origin(visit.url)
-        for link in visit.links[visit.followed :]:
-            if _is_page_link(link, origin):
-                self._enqueue(link, visit.depth + 1)
-        visit.followed = len(visit.links)
+    def _not_checked(self, url: str, depth: int, message: str) -> None:
+        outcome = PageOutcome.not_checked(url, message)
+        outcome.result.error = message
+        self._finish(outcome, depth)
 
     def _progress(
-        self, event: Literal["start", "done"], url: str, visit: _Visit | None = None
+        self, event: Literal["start", "done"], url: str, outcome: PageOutcome | None = None
     ) -> None:
         if self.on_progress is None:
             return
         errors = warnings = 0
-        if visit is not None:
-            errors = sum(1 for f in visit.col.findings if f.severity is Severity.ERROR)
-            warnings = sum(1 for f in visit.col.findings if f.severity is Severity.WARNING)
+        if outcome is not None:
+            errors = sum(1 for f in outcome.col.findings if f.severity is Severity.ERROR)
+            warnings = sum(1 for f in outcome.col.findings if f.severity is Severity.WARNING)
         with contextlib.suppress(Exception):
             self.on_progress(
                 Progress(
                     event,
                     url,
-                    self._finished,
-                    len(self._order),
-                    visit.result if visit is not None else None,
+                    self.finished,
+                    len(self.frontier.found),
+                    outcome.result if outcome is not None else None,
                     errors,
                     warnings,
                 )

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
 
+from . import ids
+
 __all__ = [
     "CHECKS",
     "CODES_DOC",
@@ -110,31 +112,31 @@ E, W = Severity.ERROR, Severity.WARNING
 
 # Discovery: what the page offers at all. Data-only ones live in metadata.py; the runner
 # reports the browser-side ones (page-load, model-context, secure-context) with the same ids.
-_register("discovery.page-load", E, "The page loads and stays alive", spec("api"), scope="page")
+_register(ids.DISCOVERY_PAGE_LOAD, E, "The page loads and stays alive", spec("api"), scope="page")
 _register(
-    "discovery.model-context",
+    ids.DISCOVERY_MODEL_CONTEXT,
     E,
     "document.modelContext is present",
     spec("dom-document-modelcontext"),
     scope="page",
 )
 _register(
-    "discovery.secure-context",
+    ids.DISCOVERY_SECURE_CONTEXT,
     E,
     "The page is a secure context",
     spec("document-extension"),
     scope="page",
 )
-_register("discovery.tools-found", E, "The page exposes tools", spec("api"), scope="page")
+_register(ids.DISCOVERY_TOOLS_FOUND, E, "The page exposes tools", spec("api"), scope="page")
 _register(
-    "discovery.tool-count",
+    ids.DISCOVERY_TOOL_COUNT,
     W,
     "At most 50 tools on a page",
     spec("mitigation-restrict-input-lengths"),
     scope="page",
 )
 _register(
-    "discovery.names-unique",
+    ids.DISCOVERY_NAMES_UNIQUE,
     W,
     "Tool names are unique across the page's frames",
     spec("tool-definition-name"),
@@ -142,21 +144,21 @@ _register(
 )
 
 _register(
-    "discovery.page-errors",
+    ids.DISCOVERY_PAGE_ERRORS,
     E,
     "The page throws no uncaught errors or unhandled rejections",
     spec("api"),
     scope="page",
 )
 _register(
-    "discovery.registration-refused",
+    ids.DISCOVERY_REGISTRATION_REFUSED,
     E,
     "The browser accepts every registerTool call",
     spec("model-context-container"),
     scope="page",
 )
 _register(
-    "discovery.permissions-policy",
+    ids.DISCOVERY_PERMISSIONS_POLICY,
     E,
     'Frames that register tools are allowed to (allow="tools")',
     spec("permissions-policy"),
@@ -165,53 +167,53 @@ _register(
 
 # Metadata: what an agent reads before it calls.
 _register(
-    "metadata.name-valid", E, "Tool name is 1-128 of [A-Za-z0-9_.-]", spec("tool-definition-name")
+    ids.METADATA_NAME_VALID, E, "Tool name is 1-128 of [A-Za-z0-9_.-]", spec("tool-definition-name")
 )
 _register(
-    "metadata.description-present",
+    ids.METADATA_DESCRIPTION_PRESENT,
     E,
     "Tool has a description",
     spec("dom-modelcontexttool-description"),
 )
 _register(
-    "metadata.description-useful",
+    ids.METADATA_DESCRIPTION_USEFUL,
     W,
     "Description says more than the name",
     spec("dom-modelcontexttool-description"),
 )
 _register(
-    "metadata.description-length",
+    ids.METADATA_DESCRIPTION_LENGTH,
     W,
     "Description is concise (at most 500 characters)",
     spec("mitigation-restrict-input-lengths"),
 )
 _register(
-    "metadata.schema-valid",
+    ids.METADATA_SCHEMA_VALID,
     E,
     "inputSchema is a valid JSON Schema (2020-12 meta-schema)",
     spec("dom-modelcontexttool-inputschema"),
 )
 _register(
-    "metadata.schema-object",
+    ids.METADATA_SCHEMA_OBJECT,
     E,
     'inputSchema has "type": "object"',
     spec("dom-modelcontexttool-inputschema"),
 )
 _register(
-    "metadata.params-described",
+    ids.METADATA_PARAMS_DESCRIBED,
     W,
     "Every parameter has a description",
     spec("dom-modelcontexttool-inputschema"),
 )
 _register(
-    "metadata.required-defined",
+    ids.METADATA_REQUIRED_DEFINED,
     E,
     "Every required parameter is defined in properties",
     spec("dom-modelcontexttool-inputschema"),
 )
 
 _register(
-    "metadata.params-in-properties",
+    ids.METADATA_PARAMS_IN_PROPERTIES,
     E,
     "Parameters are defined inside properties",
     spec("dom-modelcontexttool-inputschema"),
@@ -219,77 +221,83 @@ _register(
 
 # Safety: what could turn an agent against its user.
 _register(
-    "safety.description-injection",
+    ids.SAFETY_DESCRIPTION_INJECTION,
     E,
     "No instructions to the agent hidden in names or descriptions",
     spec("metadata-description-attacks"),
 )
 _register(
-    "safety.hidden-characters",
+    ids.SAFETY_HIDDEN_CHARACTERS,
     E,
     "No invisible or direction-changing characters in names or descriptions",
     spec("metadata-description-attacks"),
 )
 _register(
-    "safety.untrusted-content",
+    ids.SAFETY_UNTRUSTED_CONTENT,
     W,
     "Tools returning user content set untrustedContentHint",
     spec("mitigation-untrusted-annotation"),
 )
 _register(
-    "safety.readonly-consequential",
+    ids.SAFETY_READONLY_CONSEQUENTIAL,
     W,
     "Tools that act (order, pay, delete, send) are not marked readOnlyHint",
     spec("dom-toolannotations-readonlyhint"),
 )
 _register(
-    "safety.output-injection",
+    ids.SAFETY_OUTPUT_INJECTION,
     W,
     "Results without untrustedContentHint carry no instructions to the agent",
     spec("output-injection-attacks"),
 )
 
 _register(
-    "safety.code-execution",
+    ids.SAFETY_CODE_EXECUTION,
     E,
     "No tool runs code it is given (eval, run JavaScript)",
     spec("tool-implementation-targets"),
 )
 
 # Behaviour: judged from the records of calls the runner made.
-_register("behaviour.answers", E, "Answers within the timeout", codes("behaviour.answers"))
+_register(ids.BEHAVIOUR_ANSWERS, E, "Answers within the timeout", codes(ids.BEHAVIOUR_ANSWERS))
 _register(
-    "behaviour.valid-result", E, "Returns a valid MCP tool result", codes("behaviour.valid-result")
+    ids.BEHAVIOUR_VALID_RESULT,
+    E,
+    "Returns a valid MCP tool result",
+    codes(ids.BEHAVIOUR_VALID_RESULT),
 )
 _register(
-    "behaviour.accepts-valid-input",
+    ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
     E,
     "Accepts schema-valid input",
-    codes("behaviour.accepts-valid-input"),
+    codes(ids.BEHAVIOUR_ACCEPTS_VALID_INPUT),
 )
 _register(
-    "behaviour.rejects-invalid-input",
+    ids.BEHAVIOUR_REJECTS_INVALID_INPUT,
     W,
     "Rejects schema-invalid input with invalid_input or an error",
-    codes("behaviour.rejects-invalid-input"),
+    codes(ids.BEHAVIOUR_REJECTS_INVALID_INPUT),
 )
 _register(
-    "behaviour.error-coded", W, "Error results carry a known code", codes("behaviour.error-coded")
+    ids.BEHAVIOUR_ERROR_CODED,
+    W,
+    "Error results carry a known code",
+    codes(ids.BEHAVIOUR_ERROR_CODED),
 )
 _register(
-    "behaviour.failure-flagged",
+    ids.BEHAVIOUR_FAILURE_FLAGGED,
     W,
     "A result that reads as a failure is marked isError",
-    codes("behaviour.failure-flagged"),
+    codes(ids.BEHAVIOUR_FAILURE_FLAGGED),
 )
 _register(
-    "behaviour.no-navigation",
+    ids.BEHAVIOUR_NO_NAVIGATION,
     E,
     "An imperative call does not navigate",
-    codes("behaviour.no-navigation"),
+    codes(ids.BEHAVIOUR_NO_NAVIGATION),
 )
 _register(
-    "behaviour.form-result-data",
+    ids.BEHAVIOUR_FORM_RESULT_DATA,
     W,
     "A form that submits to another page finds JSON-LD there for the agent",
     DECLARATIVE,
@@ -297,44 +305,44 @@ _register(
 
 # Declarative forms: the browser's synthesised schema against the form's controls.
 _register(
-    "form.params-described",
+    ids.FORM_PARAMS_DESCRIBED,
     W,
     "Every form control has toolparamdescription or a label",
     DECLARATIVE,
 )
 _register(
-    "form.required-in-schema",
+    ids.FORM_REQUIRED_IN_SCHEMA,
     E,
     "Required controls are required in the schema",
     DECLARATIVE,
 )
 _register(
-    "form.controls-in-schema",
+    ids.FORM_CONTROLS_IN_SCHEMA,
     W,
     "Every named control is in the schema, and every property has a control",
     DECLARATIVE,
 )
 _register(
-    "form.options-reachable",
+    ids.FORM_OPTIONS_REACHABLE,
     W,
     "The schema offers exactly the options a person could pick",
     DECLARATIVE,
 )
 _register(
-    "form.required-checkbox",
+    ids.FORM_REQUIRED_CHECKBOX,
     W,
     "A required checkbox is not offered as a free boolean",
     DECLARATIVE,
 )
 _register(
-    "form.browser-issues",
+    ids.FORM_BROWSER_ISSUES,
     E,
     "Chromium finds no problem in the page's tool forms (toolname, tooldescription, names)",
     DECLARATIVE,
     scope="page",
 )
 _register(
-    "form.submit-button",
+    ids.FORM_SUBMIT_BUTTON,
     E,
     "A form without toolautosubmit has a submit button",
     DECLARATIVE,

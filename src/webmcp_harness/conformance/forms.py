@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
+from . import ids
 from .findings import Collector, Finding, Severity, excerpt
 
 __all__ = [
@@ -35,12 +36,12 @@ __all__ = [
 ]
 
 FORM_CHECKS = (
-    "form.params-described",
-    "form.required-in-schema",
-    "form.controls-in-schema",
-    "form.options-reachable",
-    "form.required-checkbox",
-    "form.submit-button",
+    ids.FORM_PARAMS_DESCRIBED,
+    ids.FORM_REQUIRED_IN_SCHEMA,
+    ids.FORM_CONTROLS_IN_SCHEMA,
+    ids.FORM_OPTIONS_REACHABLE,
+    ids.FORM_REQUIRED_CHECKBOX,
+    ids.FORM_SUBMIT_BUTTON,
 )
 
 _MAX_CONTROLS = 2000
@@ -305,7 +306,9 @@ def check_form(
     col = Collector(page)
     name = tool if tool is not None else (_text(form.get("toolname")) or None)
     knows_submit = "autosubmit" in form or "submitButtons" in form
-    col.ran_all([c for c in FORM_CHECKS if knows_submit or c != "form.submit-button"], name, frame)
+    col.ran_all(
+        [c for c in FORM_CHECKS if knows_submit or c != ids.FORM_SUBMIT_BUTTON], name, frame
+    )
 
     def add(check_id: str, message: str, **kw: Any) -> None:
         col.add(check_id, message, tool=name, frame=frame, **kw)
@@ -341,7 +344,7 @@ def check_form(
             missing.append(excerpt(pname, 40))
     if missing:
         add(
-            "form.controls-in-schema",
+            ids.FORM_CONTROLS_IN_SCHEMA,
             f"Controls an agent cannot fill (not in the schema): {'; '.join(missing[:8])}. Give "
             "each control its own name (a radio or checkbox group may share one).",
             detail={"controls": missing[:100]},
@@ -349,7 +352,7 @@ def check_form(
     orphans = [p for p in props if p not in params]
     if orphans:
         add(
-            "form.controls-in-schema",
+            ids.FORM_CONTROLS_IN_SCHEMA,
             f"Schema properties with no enabled, named control in the form: {_shown(orphans)}. "
             "An agent would fill in values the form cannot take.",
             detail={"properties": orphans[:100]},
@@ -361,7 +364,7 @@ def check_form(
     ]
     if not_required:
         add(
-            "form.required-in-schema",
+            ids.FORM_REQUIRED_IN_SCHEMA,
             f"Required controls that the schema does not mark required: {_shown(not_required)}. "
             "An agent may leave them out, and the browser will then refuse the form.",
             detail={"controls": not_required[:100]},
@@ -369,7 +372,7 @@ def check_form(
     over_required = [p for p in required if p in params and not params[p].required and p in props]
     if over_required:
         add(
-            "form.required-in-schema",
+            ids.FORM_REQUIRED_IN_SCHEMA,
             f"The schema requires {_shown(sorted(over_required))}, but the form does not. Make "
             "the controls required, or the schema optional, so the two agree.",
             severity=Severity.WARNING,
@@ -386,7 +389,7 @@ def check_form(
             else ""
         )
         add(
-            "form.params-described",
+            ids.FORM_PARAMS_DESCRIBED,
             f"Controls without toolparamdescription or a label: {_shown(undescribed)}. Add "
             f"toolparamdescription (or a <label>) saying what to enter.{hint}",
             detail={"controls": undescribed[:100]},
@@ -421,7 +424,7 @@ def check_form(
             )
     if problems:
         add(
-            "form.options-reachable",
+            ids.FORM_OPTIONS_REACHABLE,
             f"Choices an agent cannot make, or may make wrongly: {'; '.join(problems[:8])}. Offer "
             "exactly the options a person could pick (remove or enable disabled ones; give a "
             "required select's placeholder the disabled attribute).",
@@ -436,7 +439,7 @@ def check_form(
     ]
     if must_tick:
         add(
-            "form.required-checkbox",
+            ids.FORM_REQUIRED_CHECKBOX,
             f"Required checkbox(es) {_shown(must_tick)}: the schema lets an agent send false, "
             "which the browser refuses. Say in toolparamdescription that it must be true, or "
             "drop required if the form works without it.",
@@ -448,14 +451,14 @@ def check_form(
         listed = [b for b in buttons if isinstance(b, Mapping)] if isinstance(buttons, list) else []
         if not listed:
             add(
-                "form.submit-button",
+                ids.FORM_SUBMIT_BUTTON,
                 "The form has no toolautosubmit and no submit button, so a call can never "
                 "finish (Chromium fails it). Add a <button type=submit>, or toolautosubmit if "
                 "the form may submit without a person checking it.",
             )
         elif all(b.get("disabled") for b in listed):
             add(
-                "form.submit-button",
+                ids.FORM_SUBMIT_BUTTON,
                 "The form's only submit button is disabled, so the person cannot confirm an "
                 "agent's call. Enable it once the form is filled.",
                 severity=Severity.WARNING,
@@ -514,7 +517,7 @@ def check_browser_form_issues(
 ) -> list[Finding]:
     """Findings from Chromium's form issues: each {"errorType", "node": DOM.describeNode's node}."""
     col = Collector(page)
-    col.ran("form.browser-issues")
+    col.ran(ids.FORM_BROWSER_ISSUES)
     seen: set[tuple[str, str]] = set()
     for issue in issues[:200]:
         kind = issue.get("errorType")
@@ -528,7 +531,7 @@ def check_browser_form_issues(
         severity, fix = _BROWSER_ISSUES[kind]
         what = "The form" if label.startswith("<form") else "The control"
         col.add(
-            "form.browser-issues",
+            ids.FORM_BROWSER_ISSUES,
             f"{what} {label} {fix} (Chromium reports {kind}.)",
             tool=toolname,
             severity=severity,

@@ -33,6 +33,7 @@ import regex  # type: ignore[import-untyped]
 from jsonschema import Draft202012Validator
 
 from ..core.schema import fits, validator_for
+from ..session.adapters import parse_regex
 
 __all__ = ["InvalidInput", "invalid_input", "invalid_inputs", "valid_input"]
 
@@ -133,14 +134,6 @@ def _is_valid(validator: Draft202012Validator, value: Any) -> bool:
         return fits(validator, value, deadline=time.monotonic() + _PATTERN_TIMEOUT * 4)
     except Exception:  # a schema jsonschema cannot apply (bad $ref, odd regex): not valid
         return False
-
-
-def _parse_regex(pattern: str) -> Any:
-    try:
-        import re._parser as sre_parse  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # pragma: no cover - Python 3.10
-        import sre_parse  # type: ignore[no-redef,unused-ignore]
-    return sre_parse.parse(pattern)
 
 
 _CATEGORY_CHARS = {
@@ -431,7 +424,7 @@ class _Generator:
                 if matches(word) and fits(word):
                     return word
             with contextlib.suppress(_GiveUp, re.error, RecursionError, ValueError, TypeError):
-                parsed = _parse_regex(pattern)
+                parsed = parse_regex(pattern)
                 for extra in (0, 1, 2, 3, 5, 8, low):
                     text = _regex_text(parsed, extra, {})
                     if matches(text) and fits(text):

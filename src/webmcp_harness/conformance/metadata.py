@@ -13,6 +13,7 @@ from jsonschema.exceptions import best_match
 
 from ..core.records import Tool
 from ..core.schema import schema_hazard
+from . import ids
 from .findings import Collector, Finding, Severity, excerpt
 
 __all__ = [
@@ -37,17 +38,17 @@ _META = Draft202012Validator(
     Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
 )
 
-DISCOVERY_CHECKS = ("discovery.tools-found", "discovery.tool-count", "discovery.names-unique")
+DISCOVERY_CHECKS = (ids.DISCOVERY_TOOLS_FOUND, ids.DISCOVERY_TOOL_COUNT, ids.DISCOVERY_NAMES_UNIQUE)
 METADATA_CHECKS = (
-    "metadata.name-valid",
-    "metadata.description-present",
-    "metadata.description-useful",
-    "metadata.description-length",
-    "metadata.schema-valid",
-    "metadata.schema-object",
-    "metadata.params-described",
-    "metadata.required-defined",
-    "metadata.params-in-properties",
+    ids.METADATA_NAME_VALID,
+    ids.METADATA_DESCRIPTION_PRESENT,
+    ids.METADATA_DESCRIPTION_USEFUL,
+    ids.METADATA_DESCRIPTION_LENGTH,
+    ids.METADATA_SCHEMA_VALID,
+    ids.METADATA_SCHEMA_OBJECT,
+    ids.METADATA_PARAMS_DESCRIBED,
+    ids.METADATA_REQUIRED_DEFINED,
+    ids.METADATA_PARAMS_IN_PROPERTIES,
 )
 # JSON Schema keywords an object schema may have at its top level (2020-12 and older drafts).
 _SCHEMA_KEYWORDS = frozenset(
@@ -150,7 +151,7 @@ def check_discovery(
     col.ran_all(DISCOVERY_CHECKS)
     if not tools:
         col.add(
-            "discovery.tools-found",
+            ids.DISCOVERY_TOOLS_FOUND,
             "No WebMCP tools on this page"
             + (f": {why_none}" if why_none else "")
             + ". Register tools with document.modelContext.registerTool() or mark a form with "
@@ -160,7 +161,7 @@ def check_discovery(
         )
     if len(tools) > max_tools:
         col.add(
-            "discovery.tool-count",
+            ids.DISCOVERY_TOOL_COUNT,
             f"{len(tools)} tools on one page (more than {max_tools}). Agents choose worse from long "
             "lists and may truncate them: register only the tools this page needs.",
             detail={"count": len(tools)},
@@ -175,7 +176,7 @@ def check_discovery(
         where = sorted({t.frame_url or t.frame_id for t in same})
         if len(set(frame_ids)) < len(frame_ids):
             col.add(
-                "discovery.names-unique",
+                ids.DISCOVERY_NAMES_UNIQUE,
                 f"Tool {excerpt(name, 60)} is registered {len(same)} times in the same frame. "
                 "Register each name once (the spec rejects a duplicate name).",
                 tool=name,
@@ -184,7 +185,7 @@ def check_discovery(
             )
         else:
             col.add(
-                "discovery.names-unique",
+                ids.DISCOVERY_NAMES_UNIQUE,
                 f"Tool {excerpt(name, 60)} is registered in {len(same)} frames "
                 f"({_listing(where)}). An agent sees one name for different tools: give each a "
                 "distinct name.",
@@ -224,12 +225,12 @@ def check_tool_metadata(tool: Tool, *, page: str, out: Collector | None = None) 
         col.add(check_id, message, tool=name, frame=frame, **kw)
 
     if not TOOL_NAME.fullmatch(name):
-        add("metadata.name-valid", _name_problem(name))
+        add(ids.METADATA_NAME_VALID, _name_problem(name))
 
     description = tool.description if isinstance(tool.description, str) else ""
     if not description.strip():
         add(
-            "metadata.description-present",
+            ids.METADATA_DESCRIPTION_PRESENT,
             "The tool has no description. Say what it does, what it returns, and when an agent "
             "should use it.",
         )
@@ -237,19 +238,19 @@ def check_tool_metadata(tool: Tool, *, page: str, out: Collector | None = None) 
         words = _words(description)
         if words == _words(name):
             add(
-                "metadata.description-useful",
+                ids.METADATA_DESCRIPTION_USEFUL,
                 f"The description {excerpt(description)} only repeats the tool's name. Say what "
                 "it does, what it returns, and when to use it.",
             )
         elif len(words) < MIN_DESCRIPTION_WORDS:
             add(
-                "metadata.description-useful",
+                ids.METADATA_DESCRIPTION_USEFUL,
                 f"The description {excerpt(description)} is too short to tell an agent when to "
                 "use the tool. Say what it does, what it returns, and when to use it.",
             )
         if len(description) > MAX_DESCRIPTION:
             add(
-                "metadata.description-length",
+                ids.METADATA_DESCRIPTION_LENGTH,
                 f"The description is {len(description):,} characters long. Keep it under "
                 f"{MAX_DESCRIPTION} (Chrome's guidance): long descriptions crowd the agent's "
                 "context and are where injected instructions hide.",
@@ -260,9 +261,9 @@ def check_tool_metadata(tool: Tool, *, page: str, out: Collector | None = None) 
     if schema is None:
         pass  # a tool that takes no input: nothing to check
     elif (problem := input_schema_problem(schema)) is not None:
-        add("metadata.schema-valid", problem)
+        add(ids.METADATA_SCHEMA_VALID, problem)
     elif (hazard := schema_hazard(schema)) is not None:  # a $ref outside, a ReDoS pattern
-        add("metadata.schema-valid", f"The inputSchema is unsafe to use: {hazard}.")
+        add(ids.METADATA_SCHEMA_VALID, f"The inputSchema is unsafe to use: {hazard}.")
     if isinstance(schema, dict):
         _check_schema_shape(schema, add)
     if out is not None:
@@ -319,7 +320,7 @@ def _check_schema_shape(schema: dict[str, Any], add: Callable[..., None]) -> Non
     if kind != "object":
         shown = "no type" if kind is None else f'"type": {excerpt(str(kind), 40)}'
         add(
-            "metadata.schema-object",
+            ids.METADATA_SCHEMA_OBJECT,
             f'inputSchema has {shown}; a tool\'s input is an object: use "type": "object" '
             'with "properties".',
         )
@@ -333,7 +334,7 @@ def _check_schema_shape(schema: dict[str, Any], add: Callable[..., None]) -> Non
     ]
     if undescribed:
         add(
-            "metadata.params-described",
+            ids.METADATA_PARAMS_DESCRIBED,
             f"{len(undescribed)} parameter(s) without a description: {_listing(undescribed)}. "
             "Describe each parameter: what it means, its format, an example.",
             detail={"params": undescribed[:100]},
@@ -348,7 +349,7 @@ def _check_schema_shape(schema: dict[str, Any], add: Callable[..., None]) -> Non
     ]
     if stray:
         add(
-            "metadata.params-in-properties",
+            ids.METADATA_PARAMS_IN_PROPERTIES,
             f"{_listing(stray)} {'looks' if len(stray) == 1 else 'look'} like parameters but "
             'sit beside "properties", not in it, '
             'so agents do not see them as parameters. Move them into "properties".',
@@ -359,7 +360,7 @@ def _check_schema_shape(schema: dict[str, Any], add: Callable[..., None]) -> Non
         missing = [k for k in required if isinstance(k, str) and k not in props]
         if missing:
             add(
-                "metadata.required-defined",
+                ids.METADATA_REQUIRED_DEFINED,
                 f"required lists {_listing(missing)}, not defined in properties. Define each "
                 "required parameter (type and description), or drop it from required.",
                 detail={"params": missing[:100]},

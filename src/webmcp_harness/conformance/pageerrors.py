@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.records import Tool
+from . import ids
 from .findings import Collector, Finding, excerpt
 
 __all__ = [
@@ -34,9 +35,9 @@ __all__ = [
 ]
 
 ERROR_CHECKS = (
-    "discovery.page-errors",
-    "discovery.registration-refused",
-    "discovery.permissions-policy",
+    ids.DISCOVERY_PAGE_ERRORS,
+    ids.DISCOVERY_REGISTRATION_REFUSED,
+    ids.DISCOVERY_PERMISSIONS_POLICY,
 )
 _VALID_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 _MAX_REPORTED = 20  # uncaught errors reported per page at most (the rest are counted)
@@ -205,7 +206,7 @@ def check_page_errors(
                 else "a frame of another origin"
             )
             col.add(
-                "discovery.permissions-policy",
+                ids.DISCOVERY_PERMISSIONS_POLICY,
                 f"{where[0].upper()}{where[1:]} tried to register tools and the browser refused "
                 f'({said}), so its tools are missing. Add allow="tools" to the <iframe> that '
                 "embeds it (or a Permissions-Policy header that grants tools to its origin).",
@@ -219,7 +220,7 @@ def check_page_errors(
             at = (culprit.at if culprit is not None else "") or error.location
             what = f"registerTool({{name: {excerpt(name, 60)}}})" if name else "A registerTool call"
             col.add(
-                "discovery.registration-refused",
+                ids.DISCOVERY_REGISTRATION_REFUSED,
                 f"{what}{f' at {at}' if at else ''} was refused by the browser{when}: {said}. "
                 f"The tool is missing for agents. {_FIXES[kind]}",
                 tool=name,
@@ -233,7 +234,7 @@ def check_page_errors(
         at = error.location
         when = f"during {error.during}" if error.during else "while the page loaded"
         col.add(
-            "discovery.page-errors",
+            ids.DISCOVERY_PAGE_ERRORS,
             f"The page threw an uncaught error {when}: {said}"
             + (f" at {at}" if at else "")
             + ". An uncaught error can stop the script that registers tools or answers calls: "
@@ -243,7 +244,7 @@ def check_page_errors(
         )
     if len(others) > _MAX_REPORTED:
         col.add(
-            "discovery.page-errors",
+            ids.DISCOVERY_PAGE_ERRORS,
             f"The page threw {len(others) - _MAX_REPORTED} more uncaught errors (not listed).",
         )
     if out is not None:

@@ -26,14 +26,16 @@ from urllib.parse import urlsplit
 
 from ..core.records import CallRecord, Tool
 from ..core.secrets import redact
-from ..core.text import dumps, no_surrogates, safe_text
+from ..core.text import clip, dumps, no_surrogates, safe_text
 from .findings import CHECKS, Collector, Finding, Severity, Target
-from .spool import PageBundle, PageSpool
+from .spool import Spool
 
 __all__ = [
     "CSP",
     "CheckReport",
+    "PageBundle",
     "PageResult",
+    "PageSpool",
     "TestCase",
     "to_html",
     "to_json",
@@ -63,7 +65,7 @@ class PageResult:
     screenshot: bytes | None = None
     error: str | None = None
     elapsed: float = 0.0  # seconds spent on the page
-    calls: list[int] | None = None  # ids of the call records made on this page
+    calls: list[int] | None = None  # numbers of the call records made on this page
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +77,26 @@ class PageResult:
             "calls": self.calls,
             "tools": [_clip_deep(t.to_dict(), _JSON_TEXT_LIMIT) for t in self.tools],
         }
+
+
+@dataclass
+class PageBundle:
+    """Everything one checked page produced (what a `PageSpool` keeps)."""
+
+    page: PageResult
+    findings: list[Finding]
+    targets: list[Target]
+    records: list[CallRecord]
+    ignored: list[Finding]  # findings check --config left uncounted
+
+
+class PageSpool(Spool[PageBundle]):
+    """A check run's pages kept on disk as they finish (each page's result with its screenshot,
+    findings, checks run and call records), so a large crawl's memory stays flat; the report
+    writers read them back one at a time."""
+
+    def __init__(self) -> None:
+        super().__init__(PageBundle)
 
 
 @dataclass(frozen=True)
@@ -306,16 +328,10 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds")
 
 
-def _clip(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
-
-
 def _clip_deep(value: Any, limit: int, depth: int = 0) -> Any:
     """value with every long string cut to limit (page data can hold megabytes)."""
     if isinstance(value, str):
-        return _clip(value, limit)
+        return clip(value, limit)
     if depth > 30:
         return "…"
     if isinstance(value, dict):
@@ -495,7 +511,7 @@ def _testcase(suite: ET.Element, case: TestCase, strict: bool) -> None:
     element = ET.SubElement(
         suite,
         "testcase",
-        {"name": _xml(_clip(case.target, 500)), "classname": case.check, "time": "0.000"},
+        {"name": _xml(clip(case.target, 500)), "classname": case.check, "time": "0.000"},
     )
     failing = case.failing(strict)
     if failing:
@@ -503,15 +519,15 @@ def _testcase(suite: ET.Element, case: TestCase, strict: bool) -> None:
         failure = ET.SubElement(
             element,
             "failure",
-            {"message": _xml(_clip(first.message, 1_000)), "type": first.severity.value},
+            {"message": _xml(clip(first.message, 1_000)), "type": first.severity.value},
         )
-        failure.text = _xml("\n".join(_clip(_line(f), 5_000) for f in failing[:50]))
+        failure.text = _xml("\n".join(clip(_line(f), 5_000) for f in failing[:50]))
     elif case.skipped is not None:
-        ET.SubElement(element, "skipped", {"message": _xml(_clip(case.skipped, 1_000))})
+        ET.SubElement(element, "skipped", {"message": _xml(clip(case.skipped, 1_000))})
     others = [f for f in case.findings if f not in failing]
     if others:
         out = ET.SubElement(element, "system-out")
-        out.text = _xml("\n".join(_clip(_line(f), 5_000) for f in others[:50]))
+        out.text = _xml("\n".join(clip(_line(f), 5_000) for f in others[:50]))
 
 
 def write_junit(
@@ -551,7 +567,7 @@ def _e(text: Any, limit: int = _HTML_TEXT_LIMIT) -> str:
     """Escaped for HTML text and attribute values (quotes included), cut to limit; controls and
     bidi overrides shown as escapes, as on a terminal (a page's U+202E would reverse the report's
     own text after it)."""
-    return html.escape(safe_text(_clip(str(text), limit)), quote=True)
+    return html.escape(safe_text(clip(str(text), limit)), quote=True)
 
 
 def _safe_url(url: str) -> str | None:
@@ -777,11 +793,11 @@ def _tools_html(tools: Sequence[Tool]) -> str:
 def _records_for(
     report: CheckReport, page: PageResult | None, pages: Sequence[PageResult]
 ) -> list[CallRecord]:
-    """The call records made on page (by id, else by frame URL); with page None, the rest."""
+    """The call records made on page (by number, else by frame URL); with page None, the rest."""
     if page is not None:
         if page.calls is not None:
             ids = set(page.calls)
-            return [r for r in report.records if r.id in ids]
+            return [r for r in report.records if r.shown_number in ids]
         return [r for r in report.records if r.frame_url == page.url]
     placed: set[int] = set()
     for p in pages:
@@ -801,7 +817,7 @@ def _records_html(records: Iterable[CallRecord]) -> str:
         total = record.timings.get("total")
         took = f"<div class=muted>{total:.0f} ms</div>" if isinstance(total, (int, float)) else ""
         rows.append(
-            f"<tr><td>{record.id}</td><td><code>{_e(record.tool, 200)}</code></td>"
+            f"<tr><td>{record.shown_number}</td><td><code>{_e(record.tool, 200)}</code></td>"
             f"<td>{_e(record.code or 'ok', 50)}{took}</td>"
             f"<td>{_e(record.browser.status or '-', 50)}</td>"
             f"<td><pre>{_e(given, 500)}</pre></td><td><pre>{_e(result, 800)}</pre></td></tr>"
@@ -840,12 +856,12 @@ def write_html(
         for index, bundle in enumerate(report.spool):
             page = bundle.page
             ignored.extend(bundle.ignored[: _HTML_MAX_FINDINGS - len(ignored)])
-            # A page's calls are the records with its ids (every record is its own page's).
+            # A page's calls are the records with its numbers (every record is its own page's).
             ids = set(page.calls) if page.calls is not None else None
             mine = [
                 r
                 for r in bundle.records
-                if (r.id in ids if ids is not None else r.frame_url == page.url)
+                if (r.shown_number in ids if ids is not None else r.frame_url == page.url)
             ]
             placed = {id(r) for r in mine}
             rest.extend(r for r in bundle.records if id(r) not in placed)
@@ -853,8 +869,3 @@ def write_html(
         for part in [*_ignored_html(ignored), *_other_calls(rest)]:
             write("\n" + part)
         write("\n</main></body></html>")
-
-
-# --- terminal -----------------------------------------------------------------------------------
-
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")

@@ -18,9 +18,10 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..core.records import CallRecord, Tool, normalise_annotations
+from ..core.urls import split_origin
+from . import ids
 from .findings import Collector, Finding, Severity, excerpt
 from .metadata import frame_of
 
@@ -41,11 +42,11 @@ __all__ = [
 ]
 
 SAFETY_CHECKS = (
-    "safety.description-injection",
-    "safety.hidden-characters",
-    "safety.untrusted-content",
-    "safety.readonly-consequential",
-    "safety.code-execution",
+    ids.SAFETY_DESCRIPTION_INJECTION,
+    ids.SAFETY_HIDDEN_CHARACTERS,
+    ids.SAFETY_UNTRUSTED_CONTENT,
+    ids.SAFETY_READONLY_CONSEQUENTIAL,
+    ids.SAFETY_CODE_EXECUTION,
 )
 # A tool that runs what it is given: its name or description says so, or a parameter is code.
 _RUNS_CODE = re.compile(
@@ -460,7 +461,7 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
             f"{m.where} {m.what}: {excerpt(m.text, 60)}" for m in _first_per_where(matches)[:5]
         )
         col.add(
-            "safety.description-injection",
+            ids.SAFETY_DESCRIPTION_INJECTION,
             f"Text an agent reads as instructions ({listed}). Tool metadata should only describe "
             "the tool: remove instructions aimed at the agent.",
             tool=name,
@@ -481,7 +482,7 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
                 part += f" (hidden text {excerpt(smuggled, 60)})"
             parts.append(part)
         col.add(
-            "safety.hidden-characters",
+            ids.SAFETY_HIDDEN_CHARACTERS,
             f"Invisible characters in tool metadata ({'; '.join(parts)}). People reviewing the "
             "tool cannot see them, but models read them: remove them.",
             tool=name,
@@ -492,7 +493,7 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
         word = user_content_word(tool)
         if word:
             col.add(
-                "safety.untrusted-content",
+                ids.SAFETY_UNTRUSTED_CONTENT,
                 f"The tool seems to return content other people wrote ({excerpt(word, 40)}) but "
                 "is not marked untrustedContentHint. Set annotations: {untrustedContentHint: "
                 "true} so agents treat its output as data, not instructions.",
@@ -504,7 +505,7 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
         if acting:
             word, strong = acting
             col.add(
-                "safety.readonly-consequential",
+                ids.SAFETY_READONLY_CONSEQUENTIAL,
                 f"The tool sounds like it acts ({excerpt(word, 40)}) but is marked readOnlyHint, "
                 "which tells agents it changes nothing, so they may call it without asking the "
                 "user. Remove readOnlyHint, or rename and describe the tool if it only reads.",
@@ -515,7 +516,7 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
     runs = runs_code(tool)
     if runs:
         col.add(
-            "safety.code-execution",
+            ids.SAFETY_CODE_EXECUTION,
             f"The tool runs code it is given ({runs}). Whoever steers the agent (a page, a "
             "review, an email it read) then runs script in the user's session: offer tools that "
             "do one thing each instead.",
@@ -530,21 +531,13 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
 _URL = re.compile(r"https?://[^\s\"'<>()]+", re.IGNORECASE)
 
 
-def _origin_of(url: str) -> tuple[str, str] | None:
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    return parts.scheme.lower(), parts.netloc.lower()
-
-
 def _without_own_links(text: str, page: str) -> str:
     """text with the page's own-origin URLs written as "(link)": sharing a link to the site
     itself sends nothing elsewhere."""
-    own = _origin_of(page)
+    own = split_origin(page)
     if own is None or "://" not in text:
         return text
-    return _URL.sub(lambda m: "(link)" if _origin_of(m.group(0)) == own else m.group(0), text)
+    return _URL.sub(lambda m: "(link)" if split_origin(m.group(0)) == own else m.group(0), text)
 
 
 def runs_code(tool: Tool) -> str | None:
@@ -607,7 +600,7 @@ def check_result(
     """Instructions to the agent in a call's result, from a tool not marked untrustedContentHint."""
     col = Collector(page)
     frame = frame_of(tool, page) if tool is not None else None
-    col.ran("safety.output-injection", record.tool, frame)
+    col.ran(ids.SAFETY_OUTPUT_INJECTION, record.tool, frame)
     if tool is not None and is_untrusted(tool):
         if out is not None:
             out.extend(col)
@@ -620,13 +613,13 @@ def check_result(
     if matches:
         listed = "; ".join(f"{m.what}: {excerpt(m.text, 60)}" for m in matches[:3])
         col.add(
-            "safety.output-injection",
-            f"The result of call #{record.id} holds text an agent may follow as instructions "
+            ids.SAFETY_OUTPUT_INJECTION,
+            f"The result of call #{record.shown_number} holds text an agent may follow as instructions "
             f"({listed}). If the tool returns content others wrote, set untrustedContentHint; "
             "otherwise remove the instructions from the result.",
             tool=record.tool,
             frame=frame,
-            detail={"call": record.id},
+            detail={"call": record.shown_number},
         )
     if out is not None:
         out.extend(col)

@@ -1,8 +1,8 @@
-"""A check run's pages kept on disk as they finish, so a large crawl's memory stays flat.
+"""Items kept on disk as they come, so that a large check run's memory stays flat.
 
-Each finished page (its result with the screenshot, its findings, the checks that ran on it, its
-call records) is pickled into one anonymous temporary file; the report writers read the pages
-back one at a time. Only what the checker itself wrote is read back (never another file).
+Each item is pickled into one anonymous temporary file, and read back one at a time, in order.
+Only what the spool itself wrote is read back (never another file). `reports.PageSpool` keeps a
+check run's finished pages this way.
 """
 
 from __future__ import annotations
@@ -10,41 +10,30 @@ from __future__ import annotations
 import pickle
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
+from typing import IO, Generic, TypeVar
 
-if TYPE_CHECKING:
-    from ..core.records import CallRecord
-    from .findings import Finding, Target
-    from .reports import PageResult
+__all__ = ["Spool"]
 
-__all__ = ["PageBundle", "PageSpool"]
+T = TypeVar("T")
 
 
-@dataclass
-class PageBundle:
-    """Everything one checked page produced."""
+class Spool(Generic[T]):
+    """Items of type kind appended in order, read back one at a time (the file is deleted on
+    close)."""
 
-    page: PageResult
-    findings: list[Finding]
-    targets: list[Target]
-    records: list[CallRecord]
-    ignored: list[Finding]  # findings check --config left uncounted
-
-
-class PageSpool:
-    """Pages appended in report order, read back one at a time (the file is deleted on close)."""
-
-    def __init__(self) -> None:
+    def __init__(self, kind: type[T]) -> None:
+        self._kind = kind
         self._file: IO[bytes] | None = None
-        self._index: list[tuple[int, int] | PageBundle] = []  # (offset, size), or kept as is
+        self._index: list[tuple[int, int]] = []  # (offset, size) in the file; -1: kept[size]
+        self._kept: list[T] = []  # items no pickle can hold
 
-    def add(self, bundle: PageBundle) -> None:
-        """Keep bundle on disk (in memory when it cannot be pickled)."""
+    def add(self, item: T) -> None:
+        """Keep item on disk (in memory when it cannot be pickled)."""
         try:
-            data = pickle.dumps(bundle, protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # an object no pickle can hold: keep it rather than lose it
-            self._index.append(bundle)
+            self._index.append((-1, len(self._kept)))
+            self._kept.append(item)
             return
         if self._file is None:
             self._file = tempfile.TemporaryFile(prefix="webmcp-check-")  # noqa: SIM115 (kept open: read back at the end)
@@ -55,21 +44,20 @@ class PageSpool:
     def __len__(self) -> int:
         return len(self._index)
 
-    def __iter__(self) -> Iterator[PageBundle]:
-        for entry in list(self._index):
-            if isinstance(entry, PageBundle):
-                yield entry
+    def __iter__(self) -> Iterator[T]:
+        for offset, size in list(self._index):
+            if offset < 0:
+                yield self._kept[size]
                 continue
             assert self._file is not None
-            offset, size = entry
             self._file.seek(offset)
-            bundle = pickle.loads(self._file.read(size))  # our own file, written above
-            assert isinstance(bundle, PageBundle)
-            yield bundle
+            item = pickle.loads(self._file.read(size))  # our own file, written above
+            assert isinstance(item, self._kind)
+            yield item
 
     def close(self) -> None:
         """Delete the file; the spool is empty after."""
         if self._file is not None:
             self._file.close()
             self._file = None
-        self._index = []
+        self._index, self._kept = [], []

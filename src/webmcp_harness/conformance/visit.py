@@ -1,45 +1,61 @@
-"""One page's visit: opened in its worker's context, settled and probed; its forms and errors."""
+"""One page's visit: the worker's lane (its context, page and session), the page opened,
+settled, probed, read and closed. Every wait on the page is bounded."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..core.records import CallRecord, Tool
-from ..core.urls import split_url
+from ..core.urls import split_origin
+from ..core.waits import bounded
 from ..session import WebMCPSession
 from ..session.probe import probe as probe_webmcp
-from .behaviour import (
-    GONE_EVENTS,
-)
-from .findings import Collector, Finding, excerpt
-from .forms import (
-    BROWSER_ISSUE_TYPES,
-    EXTRACT_FORM_JS,
-    FORM_CHECKS,
-    FORM_FUNCTION_DECLARATION,
-    check_form,
-)
-from .metadata import frame_of
-from .options import _PROBE_WAIT, CheckerBase, _bounded, normalise_url
-from .pageerrors import (
-    FRAMES_WITHOUT_TOOLS_JS,
-    WATCH_REGISTRATIONS_JS,
-    Attempt,
-    PageError,
-    check_page_errors,
-)
-from .reports import PageResult
+from .behaviour import GONE_EVENTS
+from .findings import excerpt
+from .forms import BROWSER_ISSUE_TYPES, EXTRACT_FORM_JS, FORM_FUNCTION_DECLARATION
+from .options import PROBE_WAIT, CheckOptions, ContextHook, normalise_url
+from .pageerrors import FRAMES_WITHOUT_TOOLS_JS, WATCH_REGISTRATIONS_JS, Attempt, PageError
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Frame, Page, Request
 
-__all__ = ["Visits"]  # (and, for the crawl and the runner: _Lane, _Visit, _went_well)
+__all__ = ["Lane", "LinkSink", "PageGone", "PageProbe", "PageVisit", "went_away"]
+
+
+class PageGone(Exception):
+    """The page can no longer be used (and could not be opened again)."""
+
+
+def went_away(record: CallRecord) -> bool:
+    """Whether the page went away (crashed, closed, its browser lost) during record's call."""
+    return any(e.type in GONE_EVENTS for e in record.events)
+
+
+class LinkSink(Protocol):
+    """Where a visit hands the links it finds, as soon as it finds them (the crawl's frontier)."""
+
+    def follow(self, page: str, depth: int, links: Sequence[str]) -> None: ...
+
+
+@dataclass(frozen=True)
+class PageProbe:
+    """What a quick look into the loaded page saw."""
+
+    model_context: bool  # the page has WebMCP (document.modelContext, or a source of tools)
+    api: bool  # the browser has WebMCP (a ModelContext interface)
+    scripts: int  # <script> elements
+    tool_forms: int  # <form toolname> and <form tooldescription>
+    secure: bool  # a secure context
+    title: str
+    links: tuple[str, ...]  # to pages: <a href>, and GET forms' actions
 
 
 def _frame_for(page: Page, tool: Tool, session: WebMCPSession) -> Frame | None:
@@ -53,88 +69,6 @@ def _frame_for(page: Page, tool: Tool, session: WebMCPSession) -> Frame | None:
     if normalise_url(tool.frame_url) == normalise_url(main.url):
         return main
     return None
-
-
-class _PageGone(Exception):
-    """The page can no longer be used (and could not be opened again)."""
-
-
-@dataclass
-class _Lane:
-    """One worker's context, page and session, used again for its next page.
-
-    A new context costs the browser a renderer process; navigating the same page to the next URL
-    does not (`bench/lanes.py`: the demo's 7 pages, 0.32x the CPU). Between pages the lane's
-    storage, cookies and session storage go back to how the context began, and the page's events
-    go to the page being checked. After any trouble (a failed load, a hang, a crash) the lane is
-    closed, and the next page gets a new one.
-    """
-
-    browser: Browser | None = None
-    context: BrowserContext | None = None
-    page: Page | None = None
-    session: WebMCPSession | None = None
-    visit: _Visit | None = None  # the page the events go to (None: between pages)
-    pages: int = 0  # pages it has served since it was opened
-    changed: asyncio.Event = field(default_factory=asyncio.Event)  # set when the tools change
-    fenced: bool = False  # drop page errors until the main frame commits the next document
-    cookies: list[Any] = field(default_factory=list)  # the context's cookies as it began
-    origins: set[str] = field(default_factory=set)  # of every document loaded since the reset
-
-
-@dataclass
-class _Visit:
-    """One page being checked: its browser context, page, session, and what was found."""
-
-    url: str
-    depth: int
-    seed: bool
-    col: Collector
-    result: PageResult
-    context: BrowserContext | None = None
-    page: Page | None = None
-    session: WebMCPSession | None = None
-    navigations: int = 0  # documents the main frame started loading so far
-    settled: int = 0  # navigations as of the end of the last call (and any reload after it)
-    last_call: tuple[Tool, CallRecord] | None = None
-    moved: asyncio.Event = field(default_factory=asyncio.Event)  # set by each navigation
-    records: list[CallRecord] = field(default_factory=list)
-    links: list[str] = field(default_factory=list)
-    hangs: int = 0
-    unresponsive: CallRecord | None = None  # the timed-out call after which the page hung
-    followed: int = 0  # links already handed to the crawl
-    script_free: bool = False  # the page has no <script>: its forms are all the browser's
-    errors: list[PageError] = field(default_factory=list)  # uncaught, in any frame
-    during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
-    led_by: dict[tuple[str, str], str] = field(default_factory=dict)  # explored tool -> call
-    reported: set[tuple[str, str]] = field(default_factory=set)
-    ignored: list[Finding] = field(default_factory=list)  # taken out by options.pages
-    browser: Browser | None = None  # where the page is checked (None: the checker's first)
-    lane: _Lane = field(default_factory=_Lane)  # its context and page (a worker's, reused)
-
-
-def _went(record: CallRecord) -> bool:
-    """Whether the page went away (crashed, closed, its browser lost) during record's call."""
-    return any(e.type in GONE_EVENTS for e in record.events)
-
-
-def _went_well(visit: _Visit) -> bool:
-    """Whether visit's page may serve its lane's next page: it loaded and answered every call,
-    and nothing crashed or hung."""
-    page, session = visit.page, visit.session
-    records = [*visit.records, *(session.records if session is not None else ())]
-    return (
-        page is not None
-        and not page.is_closed()
-        and not visit.result.error
-        and visit.hangs == 0
-        and not any(_went(r) for r in records)
-    )
-
-
-def _may_be_lost(visit: _Visit) -> bool:
-    """Whether visit's failure may be its browser going away: then wait to hear of it."""
-    return bool(visit.result.error) or any(_went(r) for r in visit.records)
 
 
 _MAX_URL = 2_048
@@ -211,16 +145,7 @@ _CLEAR_SESSION_JS = "() => { try { window.sessionStorage.clear(); } catch (e) {}
 _MAX_ORIGINS = 50  # origins whose storage a lane clears; past that it gets a new context
 
 
-def _origin_of(url: str) -> str:
-    """scheme://host:port of an http(s) URL; "" for any other (about:blank, data:)."""
-    parts = split_url(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
-
-
 _MAX_SCREENSHOT = 2_000_000  # bytes; a larger screenshot is dropped
-
-
-_MAX_FORMS = 200
 
 
 _FORMS_AT_ONCE = 8  # declarative forms read at once
@@ -238,128 +163,96 @@ _SETTLE_CAP = 2.0  # seconds at most spent waiting for the tool list to stop cha
 _NAVIGATION_GRACE = 0.5  # seconds for a navigation seen in the page to reach the checker
 
 
-class Visits(CheckerBase):
-    """The visit's part of the checker: a page opened, looked at and closed, bounded."""
+class Lane:
+    """One worker's context, page and session, used again for its next page.
 
-    async def _check_errors(self, visit: _Visit) -> None:
-        """The page's uncaught errors (load and calls) and refused registrations as findings."""
-        page, attempts, without = visit.page, [], []
-        # Registration attempts and frames only explain errors: none thrown, nothing to read.
-        if visit.errors and page is not None and not page.is_closed():
-            for frame in page.frames[:50]:
-                found = await _bounded(
-                    frame.evaluate("() => window.__webmcpCheckAttempts || []"), self.wait
-                )
-                where = None if frame == page.main_frame else frame.url
-                for item in found[:500] if isinstance(found, list) else []:
-                    attempt = Attempt.from_js(item, where)
-                    if attempt is not None:
-                        attempts.append(attempt)
-            listed = await _bounded(page.evaluate(FRAMES_WITHOUT_TOOLS_JS), self.wait)
-            without = [x for x in listed if isinstance(x, dict)] if isinstance(listed, list) else []
-        check_page_errors(
-            visit.errors, attempts, without, visit.result.tools, page=visit.url, out=visit.col
-        )
+    A new context costs the browser a renderer process; navigating the same page to the next URL
+    does not (`bench/lanes.py`: the demo's 7 pages, 0.32x the CPU). Between pages the lane's
+    storage, cookies and session storage go back to how the context began, and the page's events
+    go to the page being checked. After any trouble (a failed load, a hang, a crash) the lane is
+    closed, and the next page gets a new one.
+    """
 
-    # -- opening, probing, closing ---------------------------------------------------------
-    async def _open(self, visit: _Visit) -> tuple[str | None, bool]:
-        """Open the page (in its lane's page, else a new context): (problem to report or None,
-        whether it is fatal). A visit that had a page already gets a new context."""
-        if visit.context is not None:
-            await self._close(visit)
-        try:
-            await asyncio.wait_for(self._new_page(visit), self.options.page_timeout + self.wait)
-        except asyncio.TimeoutError:
-            return (
-                f"The browser did not open a page for it within "
-                f"{self.options.page_timeout + self.wait:g} s (it is overloaded or stuck).",
-                True,
-            )
-        except Exception as exc:
-            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            return f"The browser could not open a page for it: {excerpt(message, 200)}.", True
-        return await self._goto(visit)
+    def __init__(self, options: CheckOptions, prepare_context: ContextHook | None = None) -> None:
+        self.options = options
+        self.prepare_context = prepare_context  # awaited with each new context
+        self.browser: Browser | None = None
+        self.context: BrowserContext | None = None
+        self.page: Page | None = None
+        self.session: WebMCPSession | None = None
+        self.visit: PageVisit | None = None  # the page the events go to (None: between pages)
+        self.pages = 0  # pages it has served since it was opened
+        self.changed = asyncio.Event()  # set when the tools change
+        self.fenced = False  # drop page errors until the main frame commits the next document
+        self.cookies: list[Any] = []  # the context's cookies as it began
+        self.origins: set[str] = set()  # of every document loaded since the reset
 
-    async def _new_page(self, visit: _Visit) -> None:
-        """The visit's page: its lane's (back to how the lane began, after another page), else
-        a new lane's."""
-        lane = visit.lane
-        browser = visit.browser or self.browser
-        if lane.page is None or lane.browser is not browser or not await self._reset(lane):
-            await self._discard(lane)
-            await self._open_lane(lane, browser)
-        visit.context, visit.page, visit.session = lane.context, lane.page, lane.session
-        lane.visit, lane.fenced = visit, lane.pages > 0  # (the last page's errors: not this one's)
-        lane.pages += 1
+    async def take(self, visit: PageVisit, browser: Browser) -> None:
+        """Serve visit in browser: the lane's page back to how the lane began after another page,
+        else a new context; the page's events go to visit from now on."""
+        if self.page is None or self.browser is not browser or not await self._reset():
+            await self.discard()
+            await self._open(browser)
+        self.visit, self.fenced = visit, self.pages > 0  # (the last page's errors: not visit's)
+        self.pages += 1
 
-    async def _open_lane(self, lane: _Lane, browser: Browser) -> None:
+    async def _open(self, browser: Browser) -> None:
         """A new context, its page, and a session attached before anything loads; the page's
         events go to the lane's current visit."""
         options = self.options
         width, height = options.viewport
         context = await browser.new_context(viewport={"width": width, "height": height})
-        lane.browser, lane.context, lane.pages = browser, context, 0
+        self.browser, self.context, self.pages = browser, context, 0
         context.set_default_timeout(options.page_timeout * 1000)
         await context.add_init_script(f"{_COUNT_NAVIGATIONS_JS}\n;{WATCH_REGISTRATIONS_JS}")
         if self.prepare_context is not None:
             await self.prepare_context(context)
-        lane.cookies = await context.cookies()
+        self.cookies = await context.cookies()
         page = await context.new_page()
-        lane.page = page
+        self.page = page
 
         def requested(request: Request) -> None:  # the main frame starts loading a new document
-            current = lane.visit
+            current = self.visit
             with contextlib.suppress(Exception):
                 if (
                     current is not None
                     and request.is_navigation_request()
                     and request.frame.parent_frame is None
                 ):
-                    current.navigations += 1
-                    current.moved.set()
+                    current.navigated()
 
         def committed(frame: Frame) -> None:  # a frame's new document: whose storage it has
-            if len(lane.origins) <= _MAX_ORIGINS:
-                lane.origins.add(_origin_of(frame.url))
+            if len(self.origins) <= _MAX_ORIGINS:
+                origin = split_origin(frame.url)
+                http = origin is not None and origin.scheme in ("http", "https")
+                self.origins.add(str(origin) if http else "")
             if frame.parent_frame is None:  # the visit's, which replaced the last page's
-                lane.fenced = False
+                self.fenced = False
 
         def thrown(error: Any) -> None:  # uncaught, in any frame (out-of-process ones too)
-            current = lane.visit
-            if current is None or lane.fenced or len(current.errors) >= _MAX_ERRORS:
-                return
-            with contextlib.suppress(Exception):
-                during, tool = current.during or (None, None)
-                current.errors.append(
-                    PageError(
-                        str(getattr(error, "name", "") or "Error")[:100],
-                        str(getattr(error, "message", "") or error)[:2_000],
-                        str(getattr(error, "stack", "") or "")[:4_000],
-                        during,
-                        tool,
-                    )
-                )
+            if self.visit is not None and not self.fenced:
+                self.visit.thrown(error)
 
         page.on("request", requested)
         page.on("framenavigated", committed)
         page.on("pageerror", thrown)
-        lane.session = await WebMCPSession.attach(
+        self.session = await WebMCPSession.attach(
             page, timeout=options.page_timeout, backend=options.backend
         )
 
         def tools_changed(what: str) -> None:
             if what == "tools":
-                lane.changed.set()
+                self.changed.set()
 
-        lane.session.on_change(tools_changed)
+        self.session.on_change(tools_changed)
 
-    async def _reset(self, lane: _Lane) -> bool:
+    async def _reset(self) -> bool:
         """The lane's context as it began: no storage or session storage from the last page, its
         first cookies only. False when that cannot be done in time (then it is not used)."""
-        page, context = lane.page, lane.context
-        if page is None or context is None or page.is_closed() or lane.session is None:
+        page, context = self.page, self.context
+        if page is None or context is None or page.is_closed() or self.session is None:
             return False
-        origins, lane.origins = lane.origins, set()
+        origins, self.origins = self.origins, set()
         if len(origins) > _MAX_ORIGINS:  # a new context forgets them all at once
             return False
 
@@ -378,35 +271,119 @@ class Visits(CheckerBase):
             finally:
                 await cdp.detach()
             await context.clear_cookies()
-            if lane.cookies:
-                await context.add_cookies(lane.cookies)
+            if self.cookies:
+                await context.add_cookies(self.cookies)
             return True
 
-        return await _bounded(reset(), self.wait) is True
+        return await bounded(reset(), self.options.look_timeout) is True
 
-    async def _discard(self, lane: _Lane) -> None:
+    async def discard(self) -> None:
         """Close the lane's context and session (its next page gets new ones)."""
-        context, session = lane.context, lane.session
-        lane.context = lane.page = lane.session = lane.visit = None
+        context, session = self.context, self.session
+        self.context = self.page = self.session = self.visit = None
         # The context first: it ends a hung renderer at once, and then the session's own
         # goodbyes to the page fail fast instead of waiting on it.
         if context is not None:
-            await _bounded(context.close(), _CLOSE_WAIT)
+            await bounded(context.close(), _CLOSE_WAIT)
         if session is not None:
-            await _bounded(session.close(), _CLOSE_WAIT)
+            await bounded(session.close(), _CLOSE_WAIT)
 
-    async def _goto(self, visit: _Visit) -> tuple[str | None, bool]:
-        page = visit.page
+
+class PageVisit:
+    """One page being checked, in its lane's context, page and session: opened, settled,
+    probed, read, reloaded after trouble, and closed; what happened in the page meanwhile (its
+    navigations, uncaught errors, links, the records of the calls made in it).
+
+    The links it finds go to links (the crawl) as soon as they are known, so the next crawl
+    level loads while this page is still being checked.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        browser: Browser,
+        lane: Lane,
+        options: CheckOptions,
+        depth: int = 0,
+        links: LinkSink | None = None,
+    ) -> None:
+        self.url = url
+        self.browser = browser  # where the page is checked
+        self.lane = lane  # its context and page (a worker's, used again)
+        self.options = options
+        self.depth = depth
+        self.context: BrowserContext | None = None
+        self.page: Page | None = None
+        self.session: WebMCPSession | None = None
+        self.navigations = 0  # documents the main frame started loading so far
+        self.settled = 0  # navigations as of the end of the last call (and any reload after it)
+        self.moved = asyncio.Event()  # set by each navigation
+        self.records: list[CallRecord] = []  # of the calls made in it, as its sessions close
+        self.links: list[str] = []
+        self.errors: list[PageError] = []  # uncaught, in any frame
+        self._sink = links if depth < options.crawl else None
+        self._followed = 0  # links already handed to the sink
+        self._during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
+
+    # -- what the page does (the lane's events) --------------------------------------------
+    def navigated(self) -> None:
+        """The main frame started loading a new document."""
+        self.navigations += 1
+        self.moved.set()
+
+    def thrown(self, error: Any) -> None:
+        """An uncaught error or unhandled rejection in one of the page's frames."""
+        if len(self.errors) >= _MAX_ERRORS:
+            return
+        with contextlib.suppress(Exception):
+            during, tool = self._during or (None, None)
+            self.errors.append(
+                PageError(
+                    str(getattr(error, "name", "") or "Error")[:100],
+                    str(getattr(error, "message", "") or error)[:2_000],
+                    str(getattr(error, "stack", "") or "")[:4_000],
+                    during,
+                    tool,
+                )
+            )
+
+    # -- opening and closing ---------------------------------------------------------------
+    async def open(self) -> tuple[str | None, bool]:
+        """Open the page (in its lane's page, else a new context): (problem to report or None,
+        whether it is fatal). A visit that had a page already gets a new context."""
+        if self.context is not None:
+            await self.close()
+        limit = self.options.page_timeout + self.options.look_timeout
+        try:
+            await asyncio.wait_for(self._attach(), limit)
+        except asyncio.TimeoutError:
+            return (
+                f"The browser did not open a page for it within {limit:g} s (it is overloaded "
+                "or stuck).",
+                True,
+            )
+        except Exception as exc:
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return f"The browser could not open a page for it: {excerpt(message, 200)}.", True
+        return await self._goto()
+
+    async def _attach(self) -> None:
+        await self.lane.take(self, self.browser)
+        self.context, self.page, self.session = self.lane.context, self.lane.page, self.lane.session
+
+    async def _goto(self) -> tuple[str | None, bool]:
+        page = self.page
         assert page is not None
         limit = self.options.page_timeout
         try:
             response = await asyncio.wait_for(
-                page.goto(visit.url, timeout=limit * 1000, wait_until="load"), limit + _PROBE_WAIT
+                page.goto(self.url, timeout=limit * 1000, wait_until="load"), limit + PROBE_WAIT
             )
         except Exception as exc:
             timed_out = isinstance(exc, (asyncio.TimeoutError, PlaywrightTimeoutError))
             if timed_out and page.url not in ("", "about:blank"):
-                await self._settle(visit)
+                await self._settle()
                 return (
                     f"The page did not finish loading within {limit:g} s (the load event never "
                     "fired: a resource that never arrives?). Agents wait for the page to load; "
@@ -418,7 +395,7 @@ class Visits(CheckerBase):
             message = str(exc).splitlines()[0] if str(exc) else "no answer"
             message = message.removeprefix("Page.goto: ")
             return f"The page could not be opened: {excerpt(message, 200)}.", True
-        await self._settle(visit)
+        await self._settle()
         status = response.status if response is not None else 200
         if status >= 400:
             return (
@@ -428,12 +405,12 @@ class Visits(CheckerBase):
             )
         return None, False
 
-    async def _settle(self, visit: _Visit) -> None:
+    async def _settle(self) -> None:
         """Wait (briefly, bounded) until the page's tool list has stopped changing for the
         settle time since it loaded: it is listed now, and again when a source says it changed
         or the quiet time is up (which catches the sources without change events)."""
-        session, lane = visit.session, visit.lane
-        await self._early_links(visit)
+        session, lane = self.session, self.lane
+        await self._early_links()
         if session is None or self.options.settle <= 0:
             return
         quiet = self.options.settle
@@ -452,122 +429,201 @@ class Visits(CheckerBase):
             elif time.monotonic() - quiet_since >= quiet:
                 return
 
-    async def _early_links(self, visit: _Visit) -> None:
+    async def _early_links(self) -> None:
         """The links the page has once loaded, to the crawl at once, so the next level loads
         while this page settles (the probe adds the links and forms that come later)."""
-        if visit.links or visit.depth >= self.options.crawl or visit.page is None:
+        if self.links or self.depth >= self.options.crawl or self.page is None:
             return
-        raw = await _bounded(visit.page.evaluate(_PROBE_JS, True), self.wait)
+        raw = await bounded(self.page.evaluate(_PROBE_JS, True), self.options.look_timeout)
         links = raw.get("links") if isinstance(raw, dict) else None
         if isinstance(links, list):
-            visit.links = [x for x in links if isinstance(x, str)][:_MAX_LINKS]
-            self._follow(visit)
+            self.links = [x for x in links if isinstance(x, str)][:_MAX_LINKS]
+            self._follow()
 
     async def _tool_keys(self, session: WebMCPSession) -> frozenset[tuple[str, str]] | None:
-        tools = await _bounded(session.tools(settle=0), self.wait)  # (this loop is the settle)
+        # (this loop is the settle)
+        tools = await bounded(session.tools(settle=0), self.options.look_timeout)
         if tools is None:
             return None
         return frozenset((t.frame_id, t.name) for t in tools)
 
-    async def _tools(self, visit: _Visit, settle: float | None = None) -> list[Tool] | None:
-        """The page's tools, once quiet for settle seconds (None: the session's default); an
-        empty list waits a little for a first tool."""
-        assert visit.session is not None
-        tools = await _bounded(visit.session.tools(settle=settle), self.wait)
-        return list(tools) if isinstance(tools, list) else None
+    async def reload(self, *, fresh: bool) -> None:
+        """Get the page back to its start: a new context after a crash or hang, else goto."""
+        if fresh or self.page is None or self.page.is_closed():
+            _, fatal = await self.open()
+        else:
+            _, fatal = await self._goto()
+        if fatal or not await self.alive(self.options.look_timeout):
+            raise PageGone("the page could not be opened again")
 
-    async def _probe(self, visit: _Visit) -> dict[str, Any] | None:
-        page = visit.page
-        if page is None:
-            return None
-        raw = await _bounded(page.evaluate(_PROBE_JS), self.wait)
-        if not isinstance(raw, dict):
-            return None
-        links = raw.get("links")
-        main = (
-            await probe_webmcp(page, timeout=self.wait, frames=False)
-        ).main  # what WebMCP it has
-        return {
-            "modelContext": main.has_webmcp
-            if main is not None
-            else raw.get("modelContext") is True,
-            "api": raw.get("api") is True,
-            "scripts": raw.get("scripts") if isinstance(raw.get("scripts"), int) else 1,
-            "toolForms": raw.get("toolForms") if isinstance(raw.get("toolForms"), int) else 0,
-            "secure": raw.get("secure") is True,
-            "title": str(raw.get("title") or "")[:300],
-            "links": [x for x in links if isinstance(x, str)][:_MAX_LINKS]
-            if isinstance(links, list)
-            else [],
-        }
-
-    async def _screenshot(self, visit: _Visit) -> None:
-        if not self.options.screenshots or visit.page is None:
-            return
-        limit = min(self.options.page_timeout, self.wait)
-        shot = await _bounded(
-            visit.page.screenshot(type="png", timeout=limit * 1000, animations="disabled"),
-            limit + 1,
-        )
-        if isinstance(shot, bytes) and len(shot) <= _MAX_SCREENSHOT:
-            visit.result.screenshot = shot
-
-    async def _alive(self, visit: _Visit, limit: float = 3.0) -> bool:
-        if visit.page is None or visit.page.is_closed():
-            return False
-        answer: Any = await _bounded(visit.page.evaluate("1"), min(limit, self.wait))
-        return bool(answer == 1)
-
-    async def _close(self, visit: _Visit, *, keep: bool = False) -> None:
-        """Done with the visit's page: its records to the visit; with keep, the page stays open
-        for the lane's next page, else the lane is closed."""
-        session, lane = visit.session, visit.lane
-        visit.session = visit.context = visit.page = None
+    async def close(self, *, keep: bool = False) -> None:
+        """Done with the page: its session's records to the visit; with keep, the page stays
+        open for the lane's next page, else the lane is closed."""
+        session, lane = self.session, self.lane
+        self.session = self.context = self.page = None
         if session is not None:
-            known = {id(r) for r in visit.records}
-            visit.records.extend(r for r in session.records if id(r) not in known)
+            known = {id(r) for r in self.records}
+            self.records.extend(r for r in session.records if id(r) not in known)
             session.records.clear()  # (the lane's next page starts with none)
         lane.visit = None
         if not keep:
-            await self._discard(lane)
+            await lane.discard()
 
-    async def _reload(self, visit: _Visit, *, fresh: bool) -> None:
-        """Get the page back to its start: a new context after a crash or hang, else goto."""
-        if fresh or visit.page is None or visit.page.is_closed():
-            _, fatal = await self._open(visit)
-        else:
-            _, fatal = await self._goto(visit)
-        if fatal or not await self._alive(visit, self.wait):
-            raise _PageGone("the page could not be opened again")
+    def went_well(self) -> bool:
+        """Whether the page may serve its lane's next page: it is open, and no call saw it go
+        away."""
+        page, session = self.page, self.session
+        records = [*self.records, *(session.records if session is not None else ())]
+        return page is not None and not page.is_closed() and not any(map(went_away, records))
 
-    # -- declarative forms -----------------------------------------------------------------
-    async def _check_forms(self, visit: _Visit, tools: list[Tool], out: Collector) -> None:
-        forms = [t for t in tools if t.declarative]
-        # Read a few forms at once (each is a round trip to the page); judge them in order.
+    # -- looking into the page -------------------------------------------------------------
+    async def probe(self) -> PageProbe | None:
+        """A quick look into the page; None when it does not answer."""
+        page = self.page
+        if page is None:
+            return None
+        raw = await bounded(page.evaluate(_PROBE_JS), self.options.look_timeout)
+        if not isinstance(raw, dict):
+            return None
+        links = raw.get("links")
+        main = (await probe_webmcp(page, timeout=self.options.look_timeout, frames=False)).main
+        scripts, tool_forms = raw.get("scripts"), raw.get("toolForms")
+        return PageProbe(
+            model_context=main.has_webmcp if main is not None else raw.get("modelContext") is True,
+            api=raw.get("api") is True,
+            scripts=scripts if isinstance(scripts, int) else 1,
+            tool_forms=tool_forms if isinstance(tool_forms, int) else 0,
+            secure=raw.get("secure") is True,
+            title=str(raw.get("title") or "")[:300],
+            links=tuple(x for x in links if isinstance(x, str))[:_MAX_LINKS]
+            if isinstance(links, list)
+            else (),
+        )
+
+    async def tools(self, settle: float | None = None) -> list[Tool] | None:
+        """The page's tools, once quiet for settle seconds (None: the session's default); an
+        empty list waits a little for a first tool. None when the page does not answer."""
+        assert self.session is not None
+        tools = await bounded(self.session.tools(settle=settle), self.options.look_timeout)
+        return list(tools) if isinstance(tools, list) else None
+
+    async def screenshot(self) -> bytes | None:
+        """A PNG of the page, when the options ask for one (None: not taken, or too large)."""
+        if not self.options.screenshots or self.page is None:
+            return None
+        limit = min(self.options.page_timeout, self.options.look_timeout)
+        shot = await bounded(
+            self.page.screenshot(type="png", timeout=limit * 1000, animations="disabled"),
+            limit + 1,
+        )
+        return shot if isinstance(shot, bytes) and len(shot) <= _MAX_SCREENSHOT else None
+
+    async def alive(self, limit: float = 3.0) -> bool:
+        """Whether the page answers a trivial script within limit seconds."""
+        if self.page is None or self.page.is_closed():
+            return False
+        answer: Any = await bounded(self.page.evaluate("1"), min(limit, self.options.look_timeout))
+        return bool(answer == 1)
+
+    @property
+    def current_url(self) -> str | None:
+        """Where the page is now (None: it is closed)."""
+        return self.page.url if self.page is not None else None
+
+    # -- links -----------------------------------------------------------------------------
+    def take_links(self, links: Sequence[str]) -> None:
+        """The page's links as the probe found them, to the crawl (those it had: seen)."""
+        self.links, self._followed = list(links), 0
+        self._follow()
+
+    def add_link(self, url: str) -> None:
+        """One more page the visit led to (a form's result page); the crawl gets it once the
+        page is done (`unfollowed_links`)."""
+        if len(self.links) < _MAX_LINKS:
+            self.links.append(url)
+
+    def unfollowed_links(self) -> list[str]:
+        """The links found since the last were handed to the crawl."""
+        return self.links[self._followed :] if self._sink is not None else []
+
+    def _follow(self) -> None:
+        if self._sink is None:
+            return
+        self._sink.follow(self.url, self.depth, self.links[self._followed :])
+        self._followed = len(self.links)
+
+    # -- calls: navigations and errors while one runs --------------------------------------
+    @property
+    def moved_since_settled(self) -> bool:
+        """Whether the page started a new document since the last call ended (as heard)."""
+        return self.navigations != self.settled
+
+    def mark_settled(self) -> None:
+        """The page is where it should be: navigations from now on are news."""
+        self.settled = self.navigations
+
+    async def navigated_late(self) -> bool:
+        """Whether the page started a new document since the last call ended (asking the page,
+        bounded: a navigation a tool set off after answering may not have reached us yet)."""
+        if self.moved_since_settled:
+            return True
+        self.moved.clear()
+        started = (
+            await bounded(self.page.evaluate(_STARTED_JS), self.options.look_timeout)
+            if self.page
+            else 0
+        )
+        if isinstance(started, int) and not isinstance(started, bool) and started > 0:
+            return True
+        if started is None:  # the document went away under the question
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.moved.wait(), _NAVIGATION_GRACE)
+        return self.moved_since_settled
+
+    def call_begins(self, tool: str) -> int:
+        """Page errors from now on happen during a call of tool; returns where they start."""
+        self._during = (f"a call of {excerpt(tool, 60)}", tool)
+        return len(self.errors)
+
+    def call_named(self, since: int, during: str) -> None:
+        """The page errors since `call_begins` happened during this call (`call #N of TOOL`)."""
+        self.errors[since:] = [dataclasses.replace(e, during=during) for e in self.errors[since:]]
+
+    def call_ends(self) -> None:
+        self._during = None
+
+    # -- reading declarative forms, Chromium's issues, registrations -----------------------
+    async def read_forms(self, forms: Sequence[Tool]) -> list[dict[str, Any] | None]:
+        """Each declarative tool's form as `EXTRACT_FORM_JS` describes it (None: not read);
+        a few at once (each is a round trip to the page), in order."""
         read: list[dict[str, Any] | None] = []
-        for start in range(0, min(len(forms), _MAX_FORMS), _FORMS_AT_ONCE):
-            chunk = forms[start : min(start + _FORMS_AT_ONCE, _MAX_FORMS)]
-            read += await asyncio.gather(*(self._describe_form(visit, t) for t in chunk))
-        for index, tool in enumerate(forms):
-            frame = frame_of(tool, visit.url)
-            if index >= _MAX_FORMS:
-                for check_id in FORM_CHECKS:
-                    out.skip(check_id, f"more than {_MAX_FORMS} forms", tool.name, frame)
-                continue
-            described = read[index]
-            if described is None:
-                for check_id in FORM_CHECKS:
-                    out.skip(check_id, "the form could not be read", tool.name, frame)
-                continue
-            check_form(
-                described, tool.input_schema, page=visit.url, tool=tool.name, frame=frame, out=out
-            )
+        for start in range(0, len(forms), _FORMS_AT_ONCE):
+            chunk = forms[start : start + _FORMS_AT_ONCE]
+            read += await asyncio.gather(*(self._describe_form(t) for t in chunk))
+        return read
 
-    async def _form_issues(self, visit: _Visit) -> list[dict[str, Any]]:
+    async def _describe_form(self, tool: Tool) -> dict[str, Any] | None:
+        session, page = self.session, self.page
+        if session is None or page is None:
+            return None
+        if tool.backend_node_id is not None:
+            found = await bounded(
+                session.backend.on_form(tool, FORM_FUNCTION_DECLARATION), self.options.look_timeout
+            )
+            if isinstance(found, dict):
+                return found
+        frame = _frame_for(page, tool, session)
+        if frame is None:
+            return None
+        found = await bounded(frame.evaluate(_FIND_FORM_JS, tool.name), self.options.look_timeout)
+        return found if isinstance(found, dict) else None
+
+    async def form_issues(self) -> list[dict[str, Any]]:
         """Chromium's own issues with the page's tool forms (Audits.enable replays them)."""
-        if visit.context is None or visit.page is None:
+        if self.context is None or self.page is None:
             return []
-        cdp = await _bounded(visit.context.new_cdp_session(visit.page), self.wait)
+        wait = self.options.look_timeout
+        cdp = await bounded(self.context.new_cdp_session(self.page), wait)
         if cdp is None:
             return []
         found: list[dict[str, Any]] = []
@@ -580,30 +636,33 @@ class Visits(CheckerBase):
 
         try:
             cdp.on("Audits.issueAdded", added)
-            await _bounded(cdp.send("Audits.enable"), self.wait)  # replays the issues so far
+            await bounded(cdp.send("Audits.enable"), wait)  # replays the issues so far
             for issue in found:
                 node_id = issue.get("violatingNodeId")
                 if isinstance(node_id, int):
-                    reply = await _bounded(
-                        cdp.send("DOM.describeNode", {"backendNodeId": node_id}), self.wait
+                    reply = await bounded(
+                        cdp.send("DOM.describeNode", {"backendNodeId": node_id}), wait
                     )
                     issue["node"] = reply.get("node") if isinstance(reply, dict) else None
         finally:
-            await _bounded(cdp.detach(), self.wait)
+            await bounded(cdp.detach(), wait)
         return found
 
-    async def _describe_form(self, visit: _Visit, tool: Tool) -> dict[str, Any] | None:
-        session, page = visit.session, visit.page
-        if session is None or page is None:
-            return None
-        if tool.backend_node_id is not None:
-            found = await _bounded(
-                session.backend.on_form(tool, FORM_FUNCTION_DECLARATION), self.wait
-            )
-            if isinstance(found, dict):
-                return found
-        frame = _frame_for(page, tool, session)
-        if frame is None:
-            return None
-        found = await _bounded(frame.evaluate(_FIND_FORM_JS, tool.name), self.wait)
-        return found if isinstance(found, dict) else None
+    async def registrations(self) -> tuple[list[Attempt], list[dict[str, Any]]]:
+        """What explains the page's uncaught errors: its frames' registerTool attempts, and its
+        frames without tools. Nothing when none was thrown (or the page is closed)."""
+        page, attempts, without = self.page, [], []
+        if self.errors and page is not None and not page.is_closed():
+            wait = self.options.look_timeout
+            for frame in page.frames[:50]:
+                found = await bounded(
+                    frame.evaluate("() => window.__webmcpCheckAttempts || []"), wait
+                )
+                where = None if frame == page.main_frame else frame.url
+                for item in found[:500] if isinstance(found, list) else []:
+                    attempt = Attempt.from_js(item, where)
+                    if attempt is not None:
+                        attempts.append(attempt)
+            listed = await bounded(page.evaluate(FRAMES_WITHOUT_TOOLS_JS), wait)
+            without = [x for x in listed if isinstance(x, dict)] if isinstance(listed, list) else []
+        return attempts, without

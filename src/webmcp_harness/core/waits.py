@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable
 from typing import TypeVar
 
-__all__ = ["bounded"]
+__all__ = ["bounded", "cancelled_from_outside"]
 
 T = TypeVar("T")
 
@@ -23,14 +23,14 @@ async def bounded(awaitable: Awaitable[T], limit: float) -> T | None:
     try:
         return await asyncio.wait_for(awaitable, max(limit, _MIN_WAIT))
     except asyncio.CancelledError:
-        if _cancelled_from_outside():
+        if cancelled_from_outside():
             raise
         return None
     except Exception:  # asyncio.TimeoutError included
         return None
 
 
-def _cancelled_from_outside() -> bool:
+def cancelled_from_outside() -> bool:
     """Whether the running task is being cancelled (not just hit by a stray CancelledError).
 
     Before Python 3.11 the two cannot be told apart: that is taken as a real cancellation.

@@ -16,6 +16,9 @@ The MCP SDK (``mcp``, used by ``mcp_server``; nothing here imports it):
   one connection (`client_key`);
 - ``Server.middleware`` is a provisional attribute, on by default with a tracing middleware
   (`without_middleware`).
+
+Python's own regex parser (``re._parser``; ``sre_parse`` before 3.11), whose parse tree the
+checker's input generator walks to write a string a schema's pattern matches (`parse_regex`).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ __all__ = [
     "impl_of",
     "is_sync",
     "is_target_closed",
+    "parse_regex",
     "run_sync",
     "without_middleware",
 ]
@@ -97,3 +101,14 @@ def client_key(session: Any) -> int:
 def without_middleware(server: Any) -> None:
     """Take the SDK server's default middleware off (a tracing span per message)."""
     server.middleware = []
+
+
+# -- Python's regular expressions ------------------------------------------------------------
+def parse_regex(pattern: str) -> Any:
+    """pattern's parse tree, by Python's own regex parser: a list of (opcode, argument) pairs
+    whose opcodes read as their names (``str(op) == "LITERAL"``). Raises re.error as re does."""
+    try:
+        import re._parser as sre_parse  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_parse  # type: ignore[no-redef,unused-ignore]
+    return sre_parse.parse(pattern)

@@ -343,7 +343,7 @@ def test_overlapping_calls_each_hand_back_their_own_record(pages_url: str) -> No
         assert result == {"content": [{"type": "text", "text": f'{{"echo":"{text}"}}'}]}
         record = result.record
         assert record.input == {"text": text}
-        assert record.result is result.result
+        assert record.result == result
         assert record.code is None
         assert record.browser.status == "Completed"
         assert record.timings["totalMs"] > 0
@@ -362,7 +362,10 @@ def test_a_call_result_reads_as_the_mcp_result_dict(pages_url: str) -> None:
     assert result == plain
     assert plain == result
     assert dict(result) == plain
-    assert json.dumps(dict(result)) == json.dumps(plain)
+    assert json.dumps(result) == json.dumps(plain)  # as a plain dict, as before
+    assert isinstance(result, dict)
+    assert result.result == plain
+    assert result.record.result == plain
     assert result["content"] == plain["content"]
     assert result.get("isError") is None
     assert "isError" not in result

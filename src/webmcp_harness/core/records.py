@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal, cast, get_args
 
 from .errors import ToolErrorCode
 from .results import ToolResult
@@ -252,31 +251,27 @@ class CallRecord:
         }
 
 
-class CallResult(Mapping[str, Any]):
-    """What a call returns: its coded MCP result, read as that result, with the call's record.
+class CallResult(dict[str, Any]):
+    """What a call returns: its coded MCP result, as that result's dict, with the call's record.
 
-    It reads as the MCP result dict wherever one is expected (``result["content"]``,
-    ``result.get("isError")``, ``dict(result)``, ``result == {...}``); ``.result`` is that dict
-    itself and ``.record`` the call's `CallRecord` (as Playwright's ``response.request``), so
-    nobody has to find the record of a call afterwards. ``json.dumps`` takes ``dict(result)``.
+    It is the MCP result dict wherever one is expected (``result["content"]``,
+    ``result.get("isError")``, ``dict(result)``, ``result == {...}``, ``json.dumps(result)``);
+    ``.result`` is the same result typed as a `ToolResult`, and ``.record`` the call's
+    `CallRecord` (as Playwright's ``response.request``), so nobody has to find the record of a
+    call afterwards.
     """
 
-    __slots__ = ("record", "result")
+    __slots__ = ("record",)
 
     def __init__(self, result: ToolResult, record: CallRecord) -> None:
-        self.result: ToolResult = result
-        """The coded MCP result (``{content, isError?, structuredContent?}``)."""
+        super().__init__(result)
         self.record: CallRecord = record
         """The call that gave it: input, what the browser reported, events, timings."""
 
-    def __getitem__(self, key: str) -> Any:
-        return self.result[key]  # type: ignore[literal-required]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.result)
-
-    def __len__(self) -> int:
-        return len(self.result)
+    @property
+    def result(self) -> ToolResult:
+        """The coded MCP result (``{content, isError?, structuredContent?}``)."""
+        return cast("ToolResult", self)
 
     def __repr__(self) -> str:
-        return f"CallResult({self.result!r}, record=#{self.record.id} {self.record.tool!r})"
+        return f"CallResult({dict.__repr__(self)}, record=#{self.record.id} {self.record.tool!r})"

@@ -147,7 +147,8 @@ async def _devtools(client: ClientSession, url: str) -> Call:
         result = await client.call_tool(
             "execute_webmcp_tool", {"pageId": page_id, "toolName": "echo", "input": text}
         )
-        assert not result.is_error and '"Completed"' in _text(result), _text(result)
+        assert not result.is_error, _text(result)
+        assert '"Completed"' in _text(result), _text(result)
 
     return call
 
@@ -205,9 +206,10 @@ async def _serve_http(url: str, cwd: str, env: dict[str, str]) -> AsyncIterator[
             found = re.search(rb"http://127\.0\.0\.1:\d+/mcp", line)
             endpoint = found.group(0).decode() if found else None
         drain = asyncio.ensure_future(_drain(proc.stderr))
-        async with streamable_http_client(endpoint) as (read, write), ClientSession(
-            read, write
-        ) as client:
+        async with (
+            streamable_http_client(endpoint) as (read, write),
+            ClientSession(read, write) as client,
+        ):
             yield client
         drain.cancel()
     finally:
@@ -233,7 +235,9 @@ async def run(rounds: int, with_playwright_mcp: bool) -> dict[str, Any]:
     env["CI"] = env.get("CI", "1")  # chrome-devtools-mcp: no usage statistics
     env["PUPPETEER_SKIP_DOWNLOAD"] = "1"
     env["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
-    devtools_js = modules / "chrome-devtools-mcp" / "build" / "src" / "bin" / "chrome-devtools-mcp.js"
+    devtools_js = (
+        modules / "chrome-devtools-mcp" / "build" / "src" / "bin" / "chrome-devtools-mcp.js"
+    )
     playwright_js = modules / "@playwright" / "mcp" / "cli.js"
     node = shutil.which("node") or "node"
     with (

@@ -78,7 +78,7 @@ def test_the_inspector_calls_a_page_tool_and_gets_its_answer(inspector: Path) ->
 
 
 def test_the_inspector_sees_a_call_the_schema_refuses_as_an_error(inspector: Path) -> None:
-    # The Inspector's CLI shows a result with isError as an error of its own (exit code 5).
+    # The Inspector's CLI prints the result and exits 5 for a result with isError.
     called = _inspect(
         inspector,
         "--method",
@@ -89,4 +89,6 @@ def test_the_inspector_sees_a_call_the_schema_refuses_as_an_error(inspector: Pat
         "product_id=no-such-mug",
         exit_code=5,
     )
-    assert called["error"]["code"] == "tool_is_error"
+    assert called["isError"] is True
+    assert called["structuredContent"]["error"] == {"code": "invalid_input", "retryable": True}
+    assert called["content"][0]["text"].startswith("Error [invalid_input]: get_product:")

@@ -613,3 +613,12 @@ def in_thread(body: Callable[[], Awaitable[Any]]) -> Any:
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, main()).result(timeout=120)
+
+
+def test_a_tool_that_is_not_on_the_page_is_not_found_before_the_check_asks(site: Site) -> None:
+    site.open_demo("/")
+    gw = site.gateway()
+    answer = json_ready(gw.use_tool("place_order", TO_JO))
+    assert answer["error"] == "not_found"
+    assert "search_products" in answer["message"]
+    assert gw.calls[-1].decision is None  # the check was never asked

@@ -583,3 +583,16 @@ def test_the_transcript_keeps_every_call_and_replay_accepts_it(tmp_path: Path) -
     )
     assert replay.returncode == 0, replay.stdout + replay.stderr
     assert "no differences" in replay.stdout
+
+
+def test_a_tool_that_is_not_on_the_page_is_unavailable_before_the_check_asks(
+    http: Client, demo: str
+) -> None:
+    # place_order with an address the owner never named would be put to the owner on the
+    # checkout page; on the home page there is no such tool, so there is nothing to approve.
+    http.open(f"{demo}/")
+    result = http.call("place_order", ORDER)
+    assert code(result) == "unavailable"
+    assert "not_done_yet" not in (result.structured_content or {})
+    assert text(result).startswith('Error [unavailable]: No tool "place_order"')
+    assert "search_products" in text(result)  # it names the tools that are there

@@ -3,8 +3,21 @@
 Layers, bottom to top: ``core/`` (the rules), ``session/`` (one page and its sources), the
 features (``agent/``, ``conformance/``, ``mcp_server/``, ``testing/``), and the faces (``cli/``,
 ``plugin.py``, the public ``__init__`` and ``sync_api``). Read from the files (every import, also
-the ones inside functions) and checked again by importing the lower layers in a fresh Python
-(importing any of them runs the package's ``__init__``, so that is checked with them).
+the ones inside functions and under ``TYPE_CHECKING``) and checked again by importing the lower
+layers in a fresh Python (importing any of them runs the package's ``__init__``, so that is
+checked with them).
+
+Within the layers, two more rules:
+
+- **Private stays private.** No module imports a ``_name`` (one leading underscore) from another
+  module: what two modules share has a public name. A private module (``session/_backends/``,
+  ``core/_formats.py``: a part of its path starts with ``_``) is imported only by the modules of
+  the package that holds it (``session._backends.cdp`` by ``session.*``, never by ``plugin``).
+  Only ``session/adapters.py`` reaches into a dependency's internals (a ``_`` module of
+  Playwright, the attributes ``_impl_obj``, ``_sync`` and ``_connection``).
+- **No cycles.** No module imports, through any chain, a module that imports it again; imports
+  under ``TYPE_CHECKING`` and inside functions count (a cycle there is still two modules that
+  cannot be read one without the other).
 """
 
 from __future__ import annotations
@@ -172,3 +185,126 @@ def test_only_the_faces_import_click_rich_and_pytest() -> None:
         for name in sorted(imports_of(module)[1] & faces_only)
     ]
     assert not found, "\n".join(found)
+
+
+ADAPTERS = "session.adapters"
+INTERNAL_ATTRIBUTES = ("_impl_obj", "_sync", "_connection")
+
+
+def _private(part: str) -> bool:
+    return part.startswith("_") and not part.startswith("__")
+
+
+def _owner(module: str) -> str:
+    """The package that holds a private module: the path up to its first private part."""
+    parts = module.split(".")
+    first = next(i for i, part in enumerate(parts) if _private(part))
+    return ".".join(parts[:first])
+
+
+def _inside(module: str, package: str) -> bool:
+    return package == "" or module == package or module.startswith(package + ".")
+
+
+def _from_imports(module: str) -> list[tuple[str, str]]:
+    """(the module imported from, the name imported) of each of module's own ``from`` imports."""
+    path = MODULES[module]
+    here = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    if module == "__init__":
+        here = []
+    found = []
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = here[: len(here) - (node.level - 1)]
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            found += [(target, alias.name) for alias in node.names]
+    return found
+
+
+def test_no_module_imports_a_private_name_of_another() -> None:
+    found = sorted(
+        f"{module} imports {name} from {target}"
+        for module in MODULES
+        for target, name in _from_imports(module)
+        if _private(name) and f"{target}.{name}".lstrip(".") not in MODULES
+    )
+    assert not found, "\n".join(found)
+
+
+def test_a_private_module_is_imported_only_inside_its_own_package() -> None:
+    found = sorted(
+        f"{module} imports {target} (private to {_owner(target) or 'the package'})"
+        for module in MODULES
+        for target in imports_of(module)[0]
+        if any(_private(part) for part in target.split(".")) and not _inside(module, _owner(target))
+    )
+    assert not found, "\n".join(found)
+
+
+def test_only_the_adapters_reach_into_the_internals_of_dependencies() -> None:
+    found = []
+    for module, path in MODULES.items():
+        if module == ADAPTERS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, "level", 0):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+                for name in names:
+                    if name.split(".")[0] != "webmcp_harness" and any(
+                        _private(part) for part in name.split(".")
+                    ):
+                        found.append(f"{module} imports {name}")
+            elif isinstance(node, ast.Attribute) and node.attr in INTERNAL_ATTRIBUTES:
+                found.append(f"{module} reads .{node.attr} (line {node.lineno})")
+            elif isinstance(node, ast.Constant) and node.value in INTERNAL_ATTRIBUTES:
+                found.append(f"{module} names {node.value!r} (line {node.lineno})")
+    assert not found, "\n".join(sorted(found))
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts of graph with more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    parts: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                part.append(top)
+                if top == node:
+                    break
+            if len(part) > 1:
+                parts.append(sorted(part))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(parts)
+
+
+def test_no_modules_import_each_other_not_even_under_type_checking() -> None:
+    graph = {module: imports_of(module)[0] & set(MODULES) for module in MODULES}
+    found = [" <-> ".join(part) for part in _cycles(graph)]
+    assert not found, "modules that import each other, directly or through others:\n" + (
+        "\n".join(found)
+    )
+
+
+def test_the_cycle_finder_finds_a_cycle_and_only_that() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _cycles(graph) == [["a", "b", "c"]]

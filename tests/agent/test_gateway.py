@@ -21,7 +21,7 @@ import pytest
 from playwright.async_api import async_playwright
 from playwright.sync_api import Page, Route
 
-from webmcp_harness import WebMCPSession
+from webmcp_harness import CallRecord, CallResult, ToolResult, WebMCPSession
 from webmcp_harness.agent import (
     KINDS,
     REASONS,
@@ -36,6 +36,7 @@ from webmcp_harness.agent import (
     make_check,
     run_check,
 )
+from webmcp_harness.agent.gateway import _size
 from webmcp_harness.agent.kinds import (
     NO_BROWSER,
     NO_CONFIRM,
@@ -52,8 +53,8 @@ from webmcp_harness.agent.policy import (
     TO_SOMEONE_UNNAMED,
     secrets_rule,
 )
+from webmcp_harness.session.adapters import run_sync as run_on_page
 from webmcp_harness.session.browser import launch
-from webmcp_harness.session.sync import _run as run_on_page
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 from webmcp_harness.testing.demo import load_expectations
 
@@ -622,3 +623,9 @@ def test_a_tool_that_is_not_on_the_page_is_not_found_before_the_check_asks(site:
     assert answer["error"] == "not_found"
     assert "search_products" in answer["message"]
     assert gw.calls[-1].decision is None  # the check was never asked
+
+
+def test_the_size_of_what_a_call_returned_is_its_results_json() -> None:
+    result: ToolResult = {"content": [{"type": "text", "text": "x" * 5000}]}
+    returned = CallResult(result, CallRecord(id=1, tool="big", input={}))
+    assert _size(returned) == _size(result) == len(json.dumps(result, separators=(",", ":")))

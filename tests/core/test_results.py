@@ -41,7 +41,8 @@ from webmcp_harness.core.errors import (
     UsageError,
     WebMCPUnavailableError,
 )
-from webmcp_harness.core.results import to_json
+from webmcp_harness.core.js_json import to_json
+from webmcp_harness.core.results import code_of
 
 VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors" / "coding-rules.json"
 CODES = [member.value for member in ToolErrorCode]
@@ -884,3 +885,13 @@ def test_to_tool_result_writes_a_value_as_one_text_item(value: Any) -> None:
         assert result is value
     else:
         assert result == {"content": [_text(to_json(value))]}
+
+
+def test_code_of_is_the_code_every_caller_branches_on() -> None:
+    assert code_of(tool_error("timeout", "late")) is ToolErrorCode.TIMEOUT
+    assert code_of({"content": [{"type": "text", "text": "Error [needs_user]: ask"}]}) is (
+        ToolErrorCode.NEEDS_USER
+    )
+    assert code_of({"content": [], "isError": True}) is ToolErrorCode.FAILED  # no code of its own
+    assert code_of({"content": [{"type": "text", "text": "Error: broke"}]}) is ToolErrorCode.FAILED
+    assert code_of({"content": [{"type": "text", "text": "fine"}]}) is None

@@ -5,7 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webmcp_harness.core.urls import defrag_url, join_url, split_url
+from webmcp_harness.core.urls import (
+    Origin,
+    defrag_url,
+    join_url,
+    origin_of,
+    split_origin,
+    split_url,
+)
 
 UNSPLITTABLE = "http://[x/path"  # an IPv6 bracket that never closes: urlsplit raises ValueError
 
@@ -42,3 +49,29 @@ def test_no_text_makes_them_raise(base: str, url: str) -> None:
     split_url(url)
     join_url(base, url)
     defrag_url(url)
+
+
+def test_the_origin_is_written_as_the_browser_writes_it() -> None:
+    assert origin_of("http://127.0.0.1:8000/shop/cart?x=1#top") == "http://127.0.0.1:8000"
+    assert origin_of("HTTPS://Shop.Example:443/") == "https://shop.example"  # default port, case
+    assert origin_of("http://ada:secret@shop.example/") == "http://shop.example"  # no user
+    assert origin_of("http://[::1]:8001/") == "http://[::1]:8001"
+
+
+def test_a_url_without_a_host_or_that_cannot_be_read_has_no_origin() -> None:
+    for url in ("about:blank", "data:text/html,x", "file:///tmp/x.html", "", UNSPLITTABLE):
+        assert origin_of(url) == "", url
+        assert split_origin(url) is None, url
+    assert split_origin("http://shop.example:port/") is None  # a port that is no number
+
+
+def test_the_origin_in_parts_compares_as_a_tuple() -> None:
+    assert split_origin("http://localhost:8001/w.html") == Origin("http", "localhost", 8001)
+    assert split_origin("https://a.example/") == ("https", "a.example", None)
+    assert str(Origin("http", "::1", 9)) == "http://[::1]:9"
+
+
+@given(st.text())
+def test_no_text_makes_the_origin_raise(url: str) -> None:
+    origin = split_origin(url)
+    assert origin_of(url) == ("" if origin is None else str(origin))

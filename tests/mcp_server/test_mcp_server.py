@@ -30,6 +30,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from webmcp_harness.agent.policy import SENDS_SECRETS, TO_SOMEONE_UNNAMED
+from webmcp_harness.core.urls import split_url
 from webmcp_harness.testing.demo import serve_demo
 
 T = TypeVar("T")
@@ -381,6 +382,26 @@ def test_a_widget_tool_in_a_frame_is_listed_and_called(stdio: Client, demo: str)
     assert "support-widget" in widget.meta["webmcp-harness/frameUrl"]
     result = stdio.call("ask_support", {"question": "How long does shipping take to Maine?"})
     assert not result.is_error, text(result)
+
+
+@pytest.mark.parametrize("widget", ["cross", "same"])
+def test_the_main_frames_tool_keeps_its_name_when_a_widget_registered_it_first(
+    stdio: Client, pages_url: str, widget: str
+) -> None:
+    page = f"{pages_url}/mcp/same-name.html?widget={widget}"
+    stdio.open(page)
+    host = split_url(pages_url).netloc.replace(":", "-")
+    if widget == "cross":
+        host = host.replace("127.0.0.1", "localhost")
+    tools = {t.name: t for t in stdio.run(lambda s: stdio.listed(s, f"lookup__{host}"))}
+    assert {"lookup", f"lookup__{host}"} <= set(tools)  # docs/mcp.md: main frame first
+    main, other = tools["lookup"].meta, tools[f"lookup__{host}"].meta
+    assert main is not None
+    assert other is not None
+    assert main["webmcp-harness/frameUrl"] == page
+    assert other["webmcp-harness/frameUrl"].endswith("/mcp/same-name-widget.html")
+    assert text(stdio.call("lookup")) == "the page answered"
+    assert text(stdio.call(f"lookup__{host}")) == "the widget answered"
 
 
 def test_a_client_cancellation_cancels_the_call_in_the_page(stdio: Client, pages_url: str) -> None:

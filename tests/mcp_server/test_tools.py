@@ -13,23 +13,27 @@ def tool(
     return Tool(name, "A tool.", None, dict(notes), frame, url)
 
 
+def in_main(tool: Tool) -> bool:
+    return tool.frame_id == "main"
+
+
 def test_the_main_frames_tool_keeps_its_name_and_another_frames_gets_its_host() -> None:
     widget = tool("ask", "w1", "http://localhost:9000/widget")
-    names = expose([widget, tool("ask")], "main")
+    names = expose([widget, tool("ask")], in_main)
     assert names == {"ask": tool("ask"), "ask__localhost-9000": widget}
 
 
 def test_names_stay_unique_when_frames_share_a_host() -> None:
     tools = [tool("ask"), tool("ask", "w1"), tool("ask", "w2")]
-    assert list(expose(tools, "main")) == ["ask", "ask__127.0.0.1-8000", "ask__127.0.0.1-8000_2"]
+    assert list(expose(tools, in_main)) == ["ask", "ask__127.0.0.1-8000", "ask__127.0.0.1-8000_2"]
 
 
 def test_a_page_tool_may_not_take_a_browser_tools_name() -> None:
-    assert list(expose([tool("browser_open")], "main")) == ["browser_open__127.0.0.1-8000"]
+    assert list(expose([tool("browser_open")], in_main)) == ["browser_open__127.0.0.1-8000"]
 
 
 def test_characters_mcp_does_not_allow_become_underscores() -> None:
-    assert list(expose([tool("find items!")], "main")) == ["find_items_"]
+    assert list(expose([tool("find items!")], in_main)) == ["find_items_"]
 
 
 def test_annotations_are_read_in_either_spelling() -> None:

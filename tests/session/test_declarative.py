@@ -134,6 +134,7 @@ def test_a_form_with_no_submit_button_is_unavailable(forms: SyncSession) -> None
     result = forms.call("no_button", {"note": "hi"})
     assert code(result) == "unavailable"
     assert "submit button" in text(result)
+    assert result.record.reason == "no_submit_button"  # what a caller branches on, not the text
 
 
 def test_resetting_a_waiting_form_is_cancelled(forms: SyncSession, page: Page) -> None:

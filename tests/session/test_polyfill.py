@@ -272,7 +272,8 @@ def test_a_page_without_model_context_is_unavailable_and_says_why(
                 await page.goto(f"{site}/none.html")
                 assert await session.tools() == []
                 result = await session.call("echo", {"text": "hi"})
-                assert session.records[-1].code == "unavailable"
+                assert result.record.code == "unavailable"
+                assert result.record.reason == "no_webmcp"  # what a caller branches on
                 return result
         finally:
             await context.close()

@@ -11,7 +11,7 @@ import pytest
 from playwright.async_api import async_playwright
 from playwright.sync_api import Page
 
-from webmcp_harness import RETRYABLE, WebMCPSession, tool_error_code
+from webmcp_harness import RETRYABLE, CallResult, WebMCPSession, tool_error_code
 from webmcp_harness.core.errors import SessionClosedError, UsageError
 from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
@@ -320,3 +320,76 @@ def test_the_callers_cancellation_cancels_in_the_page_and_propagates(pages_url: 
     assert raised is True
     assert cancelled == ["slow"]
     assert recorded == "cancelled"
+
+
+# -- a call hands back its own record ------------------------------------------------------
+def test_overlapping_calls_each_hand_back_their_own_record(pages_url: str) -> None:
+    async def body(session: WebMCPSession, page: Any) -> list[CallResult]:
+        async def let_go_in_reverse() -> None:
+            await page.wait_for_function("Object.keys(window.held).length === 2", timeout=10_000)
+            await page.evaluate("window.release('second')")
+            await page.wait_for_function("!('second' in window.held)", timeout=10_000)
+            await page.evaluate("window.release('first')")
+
+        first, second, _ = await asyncio.gather(
+            session.call("held_echo", {"text": "first"}),
+            session.call("held_echo", {"text": "second"}),
+            let_go_in_reverse(),
+        )
+        return [first, second]
+
+    results = run(body, f"{pages_url}/held.html")
+    for result, text in zip(results, ("first", "second"), strict=True):
+        assert result == {"content": [{"type": "text", "text": f'{{"echo":"{text}"}}'}]}
+        record = result.record
+        assert record.input == {"text": text}
+        assert record.result is result.result
+        assert record.code is None
+        assert record.browser.status == "Completed"
+        assert record.timings["totalMs"] > 0
+    assert results[0].record is not results[1].record
+
+
+def test_a_call_result_reads_as_the_mcp_result_dict(pages_url: str) -> None:
+    async def body(session: WebMCPSession, page: Any) -> CallResult:
+        calling = asyncio.ensure_future(session.call("held_echo", {"text": "x"}))
+        await page.wait_for_function("'x' in window.held", timeout=10_000)
+        await page.evaluate("window.release('x')")
+        return await calling
+
+    result = run(body, f"{pages_url}/held.html")
+    plain = {"content": [{"type": "text", "text": '{"echo":"x"}'}]}
+    assert result == plain
+    assert plain == result
+    assert dict(result) == plain
+    assert json.dumps(dict(result)) == json.dumps(plain)
+    assert result["content"] == plain["content"]
+    assert result.get("isError") is None
+    assert "isError" not in result
+    assert list(result) == ["content"]
+    assert len(result) == 1
+    assert tool_error_code(result) is None
+    assert repr(result).startswith("CallResult({'content'")
+
+
+def test_renumbering_a_record_leaves_the_other_open_call_alone(pages_url: str) -> None:
+    async def body(session: WebMCPSession, page: Any) -> tuple[Any, ...]:
+        first, second = await asyncio.gather(
+            session.call("confirm_first", {"note": "a"}),
+            session.call("confirm_second", {"note": "b"}),
+        )
+        assert [first.record.pending, second.record.pending] == [True, True]
+        # A checker numbers calls across pages: it gives the first call the second's number.
+        first.record.number = second.record.id
+        first.record.id = second.record.id  # as it once did, to the session's own id
+        second_answer = await session.confirm_pending(second.record, timeout=5)
+        first_answer = await session.confirm_pending(first.record, timeout=5)
+        return first, second, first_answer, second_answer
+
+    first, second, first_answer, second_answer = run(body, f"{pages_url}/held.html")
+    assert tool_error_code(first) == tool_error_code(second) == "needs_user"
+    assert json.loads(first_answer["content"][0]["text"]) == {"form": "first", "note": "a"}
+    assert json.loads(second_answer["content"][0]["text"]) == {"form": "second", "note": "b"}
+    assert first.record.late_answer == first_answer
+    assert second.record.late_answer == second_answer
+    assert first.record.to_dict()["id"] == second.record.to_dict()["id"]  # shown as renumbered

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -17,7 +18,6 @@ from playwright.sync_api import Page
 
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.records import Tool
-from webmcp_harness.session import live_sessions
 from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 
@@ -255,13 +255,15 @@ def test_closed_sessions_are_garbage_after_many_rounds(pages_url: str) -> None:
                 page = await browser.new_page()
                 await page.goto(f"{pages_url}/sites/shop.html")
                 await page.evaluate("window.chatReady")
+                closed: list[weakref.ref[WebMCPSession]] = []
                 for _ in range(5):
                     session = await WebMCPSession.attach(page, timeout=10)
                     assert code(await session.call("chat_send", {"text": "x"})) is None
                     await session.close()
+                    closed.append(weakref.ref(session))
                 del session
                 gc.collect()
-                return len(live_sessions())
+                return sum(ref() is not None for ref in closed)
             finally:
                 await browser.close()
 

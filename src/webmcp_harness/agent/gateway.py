@@ -42,8 +42,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from ..core.errors import Error, WebMCPUnavailableError
 from ..core.records import CallRecord, Tool
-from ..core.results import code_of, first_text
-from ..session.probe import probe
+from ..core.results import ToolErrorCode, code_of, first_text
 from .kinds import (
     NO_BROWSER,
     NO_CONFIRM,
@@ -76,11 +75,9 @@ __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "Gateway", "GatewayCall", "SyncGateway"]
 
 T = TypeVar("T")
 DEFAULT_MAX_OUTPUT_BYTES: Final = 1_000_000
-_PROBE_TIMEOUT: Final = 2.0
 _PREFIX = re.compile(r"^Error(?: \[[^\]\r\n]*\])?:\s*")
 _POLICY = re.compile(r"permissions?[- ]policy", re.IGNORECASE)
-_NO_SUBMIT = re.compile(r"no submit button", re.IGNORECASE)
-_NEVER_RAN: Final = frozenset({"unavailable", "invalid_input"})
+_NEVER_RAN: Final = frozenset({ToolErrorCode.UNAVAILABLE, ToolErrorCode.INVALID_INPUT})
 _MCP_HINTS: Final = ("destructive", "idempotent", "openWorld")
 
 
@@ -103,16 +100,21 @@ class GatewayCall:
     started_at: float = field(default_factory=time.time)
     decision: Decision | None = None
     answer: dict[str, Any] | None = None
-    code: str | None = None
+    code: ToolErrorCode | None = None
     kind: str | None = None
     condition: str | None = None
     record: CallRecord | None = None
     ms: float = 0.0
 
     @property
+    def code_text(self) -> str | None:
+        """The code as the plain text that answers, transcripts and outcomes carry."""
+        return None if self.code is None else self.code.value
+
+    @property
     def outcome(self) -> Outcome:
         """The coded outcome of the answer."""
-        return Outcome.of(self.answer, code=self.code)
+        return Outcome.of(self.answer, code=self.code_text)
 
     def to_dict(self) -> dict[str, Any]:
         """The call as JSON-ready data (for transcripts; redact before writing)."""
@@ -124,7 +126,7 @@ class GatewayCall:
             "startedAt": self.started_at,
             "decision": self.decision.to_dict() if self.decision else None,
             "answer": self.answer,
-            "code": self.code,
+            "code": self.code_text,
             "kind": self.kind,
             "condition": self.condition,
             "outcome": self.outcome.to_dict(),
@@ -312,7 +314,7 @@ class Gateway:
             return failure("bad_input", "The tool name must be non-empty text.")
         if self.session is None:
             return self._fail(call, None, NO_WEBMCP, "There is no page with WebMCP to use.")
-        limit = timeout or self.timeout or getattr(self.session, "timeout", None) or 30.0
+        limit = timeout or self.timeout or self.session.timeout
         try:
             tools = await asyncio.wait_for(self.session.tools(), limit)
         except WebMCPUnavailableError as err:
@@ -327,7 +329,6 @@ class Gateway:
         if held is not None:
             return held
         decision = call.decision or Decision.allow()
-        before = len(self.session.records)
         try:
             result = await self.session.call(name, call.input, timeout=timeout or self.timeout)
         except WebMCPUnavailableError as err:
@@ -335,9 +336,8 @@ class Gateway:
         except Error as err:
             answer = self._fail(call, None, NO_BROWSER, str(err))
         else:
-            records = self.session.records
-            call.record = records[-1] if len(records) > before else None
-            answer = await self._answer(call, result, tools)
+            call.record = result.record
+            answer = self._answer(call, result)
         if decision.approved and (call.kind == "not_connected" or call.code in _NEVER_RAN):
             self.approvals.give_back(name, call.input)
         return answer
@@ -347,20 +347,17 @@ class Gateway:
         if session is None:
             return self._fail(call, None, NO_WEBMCP, "There is no page with WebMCP to use.")
         waiting = next((r for r in reversed(session.records) if r.tool == tool and r.pending), None)
-        confirm_pending = getattr(session, "confirm_pending", None)
-        if waiting is None or confirm_pending is None:
+        if waiting is None:
             return failure("not_found", f"No call to {tool} waits for the person to confirm.")
         call.input = waiting.input
         call.record = waiting
         try:
-            result = await confirm_pending(waiting, timeout=timeout or self.timeout)
+            result = await session.confirm_pending(waiting, timeout=timeout or self.timeout)
         except Error as err:
             return self._fail(call, None, NO_BROWSER, str(err))
-        return await self._answer(call, result, None)
+        return self._answer(call, result)
 
-    async def _answer(
-        self, call: GatewayCall, result: Mapping[str, Any], tools: list[Tool] | None
-    ) -> dict[str, Any]:
+    def _answer(self, call: GatewayCall, result: Mapping[str, Any]) -> dict[str, Any]:
         record = call.record
         code = code_of(result)  # the session's rule; a confirmed form's record keeps needs_user
         call.code = code
@@ -377,7 +374,7 @@ class Gateway:
             call.kind = None
             return dict(result)
         message = _PREFIX.sub("", first_text(result), count=1)
-        condition, blocked = await self._condition(code, message, record, tools)
+        condition, blocked = self._condition(code, message, record)
         if blocked:
             message = (
                 f"The page's permissions policy doesn't allow WebMCP tools (its \"tools\" "
@@ -389,43 +386,37 @@ class Gateway:
             message += "document.modelContext is missing, so it has no tools to use."
         return self._fail(call, code, condition, message)
 
-    async def _condition(
-        self, code: str, message: str, record: CallRecord | None, tools: list[Tool] | None
+    def _condition(
+        self, code: ToolErrorCode, message: str, record: CallRecord | None
     ) -> tuple[str | None, bool]:
-        """What the browser did beyond the code, and whether the page's policy blocks tools."""
+        """What the browser did beyond the code, and whether the page's policy blocks tools.
+
+        The session's record says it (`CallRecord.reason`); a tool's own refusal by a
+        permissions policy is in what the page threw."""
         said = [message]
         if record is not None:
             said.append(record.browser.error_text or "")
             exc = record.browser.exception or {}
             said.append(str(exc.get("description") or exc.get("value") or ""))
-        text = "\n".join(said)
-        if _POLICY.search(text):
+        if _POLICY.search("\n".join(said)):
             return PERMISSIONS_POLICY, False
-        if code == "unavailable" and _NO_SUBMIT.search(text):
+        reason = record.reason if record is not None else None
+        if code is ToolErrorCode.UNAVAILABLE and reason == "no_submit_button":
             return NO_CONFIRM, False
-        if code == "interrupted" and _never_reached(record) and _page_gone(self.session):
+        if (
+            code is ToolErrorCode.INTERRUPTED
+            and _never_reached(record)
+            and _page_gone(self.session)
+        ):
             return NO_BROWSER, False
-        if code == "unavailable":
-            webmcp, blocked = await self._probe()
-            if blocked:
-                return PERMISSIONS_POLICY, True
-            if tools is not None and not tools and not webmcp:
-                return NO_WEBMCP, False
+        if code is ToolErrorCode.UNAVAILABLE and reason == "tools_blocked":
+            return PERMISSIONS_POLICY, True
+        if code is ToolErrorCode.UNAVAILABLE and reason == "no_webmcp":
+            return NO_WEBMCP, False
         return None, False
 
-    async def _probe(self) -> tuple[bool, bool]:
-        """Whether the page has WebMCP (native or a script object), and whether its permissions
-        policy blocks the ``tools`` feature (WebMCP's); ``(True, False)`` when that can't be told."""
-        page = getattr(self.session, "page", None)
-        if page is None:
-            return True, False
-        main = (await probe(page, timeout=_PROBE_TIMEOUT, frames=False)).main
-        if main is None:
-            return True, False
-        return main.has_webmcp, main.blocked
-
     def _fail(
-        self, call: GatewayCall, code: str | None, condition: str | None, message: str
+        self, call: GatewayCall, code: ToolErrorCode | None, condition: str | None, message: str
     ) -> dict[str, Any]:
         kind = kind_for(code, condition=condition)
         call.code, call.kind, call.condition = code, kind, condition
@@ -497,12 +488,12 @@ def _never_reached(record: CallRecord | None) -> bool:
     return record is None or record.browser.invocation_id is None
 
 
-def _page_gone(session: object) -> bool:
+def _page_gone(session: WebMCPSession | None) -> bool:
     """Whether the session's page is closed, or its browser went away."""
-    page = getattr(session, "page", None)
+    if session is None:
+        return False
+    page = session.page
     try:
-        if page is None or not callable(getattr(page, "is_closed", None)):
-            return False
         if page.is_closed():
             return True
         browser = page.context.browser
@@ -512,20 +503,21 @@ def _page_gone(session: object) -> bool:
 
 
 def _size(result: Mapping[str, Any]) -> int:
-    try:
-        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"), default=str)
+    try:  # a CallResult is a Mapping, not a dict: json takes its dict
+        text = json.dumps(dict(result), ensure_ascii=False, separators=(",", ":"), default=str)
     except (TypeError, ValueError, RecursionError):
         return 0
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def _page_url(session: object) -> str | None:
-    page = getattr(session, "page", None)
+def _page_url(session: WebMCPSession | None) -> str | None:
+    if session is None:
+        return None
     try:
-        url = getattr(page, "url", None)
+        url = session.page.url
     except Exception:
         return None
-    return url if isinstance(url, str) and url else None
+    return url or None
 
 
 class SyncGateway:
@@ -558,6 +550,6 @@ class SyncGateway:
         return self._run(self.gateway.confirm(tool, timeout=timeout))
 
     def _run(self, awaitable: Awaitable[T]) -> T:
-        from ..session.sync import _run
+        from ..session.adapters import run_sync
 
-        return _run(self._session.page, awaitable)
+        return run_sync(self._session.page, awaitable)

@@ -51,6 +51,7 @@ from urllib.parse import urlunsplit
 
 from ..core.results import RETRYABLE
 from ..core.secrets import REDACTED
+from ..core.timeouts import DEFAULT_TIMEOUT
 from ..core.urls import join_url, split_url
 from ..session.browser import explain_load_error
 from .gateway import Gateway, GatewayCall
@@ -167,7 +168,7 @@ class Runner:
         gateway: Gateway,
         *,
         base_url: str | None = None,
-        timeout: float = 30.0,
+        timeout: float = DEFAULT_TIMEOUT,
         writer: TranscriptWriter | None = None,
         on_step: OnStep | None = None,
     ) -> None:
@@ -270,7 +271,7 @@ class Runner:
             tries.append({"attempt": attempt, **call.outcome.to_dict(), "ms": round(call.ms, 3)})
             if not _retryable(call):
                 break
-        code = call.code if call is not None else None
+        code = call.code_text if call is not None else None
         if step.expect is not None:
             misses = match_expect(step.expect, answer, code=code)
         else:
@@ -300,7 +301,7 @@ class Runner:
     async def _confirm(self, index: int, step: ConfirmStep, limit: float) -> StepResult:
         answer = await self.gateway.confirm(step.tool, timeout=limit)
         call = self.gateway.calls[-1]
-        code = call.code
+        code = call.code_text
         if step.expect is not None:
             misses = match_expect(step.expect, answer, code=code)
         else:
@@ -338,7 +339,7 @@ class Runner:
         *,
         outcome: Outcome | None = None,
     ) -> StepResult:
-        code = call.code if call is not None else None
+        code = call.code_text if call is not None else None
         coded = outcome if outcome is not None else Outcome.of(answer, code=code)
         tool = None if isinstance(step, OpenStep) else step.tool
         extra: dict[str, Any] = {"timeout": getattr(step, "timeout", None)}
@@ -569,7 +570,7 @@ async def replay_transcript(
     name = str(owner.get("name") or "") if isinstance(owner, Mapping) else ""
     said = str(owner.get("instructions") or "") if isinstance(owner, Mapping) else ""
     timeout = run.get("timeout")
-    limit = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else 30.0
+    limit = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else DEFAULT_TIMEOUT
     old_base = run.get("url") if isinstance(run.get("url"), str) else None
     base = base_url or old_base
     steps = replay_steps(recorded, base_url=base)

@@ -246,7 +246,7 @@ def check(
             strict=strict,
             max_pages=max_pages,
             max_per_path=max_per_path if max_per_path is not None or not demo else DEMO_PER_PATH,
-            backend=browser.backend,  # type: ignore[arg-type]
+            backend=browser.backend,
             screenshots=html_path is not None,
         )
 

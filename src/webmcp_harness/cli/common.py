@@ -23,8 +23,10 @@ import click
 from rich.console import Console
 
 from ..core.errors import Error, UsageError, WebMCPUnavailableError
+from ..core.records import BACKEND_CHOICES, BackendChoice
 from ..core.text import safe_text, write_json
-from ..session.limits import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT
+from ..core.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT
+from ..session.limits import DEFAULT_SETTLE, EMPTY_WAIT
 from .text import cell, markup
 
 if TYPE_CHECKING:
@@ -35,7 +37,6 @@ __all__ = [
     "EXIT_OK",
     "EXIT_UNREACHABLE",
     "EXIT_USAGE",
-    "MAX_TIMEOUT",
     "BrowserOptions",
     "Seconds",
     "browser_options",
@@ -63,7 +64,6 @@ EXIT_UNREACHABLE = 3
 err = Console(stderr=True, highlight=False, emoji=False)
 out = Console(highlight=False, soft_wrap=True, emoji=False)
 
-MAX_TIMEOUT: Final = 3600.0
 """The longest --timeout, in seconds (an hour)."""
 MAX_ARGS_BYTES: Final = 10_000_000
 """The largest JSON_ARGS, in bytes."""
@@ -78,7 +78,7 @@ class BrowserOptions:
     headed: bool = False
     connect: str | None = None
     cdp: str | None = None
-    backend: str = "auto"
+    backend: BackendChoice = "auto"
     webmcp: bool = True
     browser_path_source: str = "--browser-path"
 
@@ -162,7 +162,7 @@ def _browser_options(func: Callable[..., Any], *, many: bool) -> Callable[..., A
         click.option("--cdp", metavar="URL", help="Use a running Chromium over CDP."),
         click.option(
             "--backend",
-            type=click.Choice(["auto", "cdp", "inpage"]),
+            type=click.Choice(BACKEND_CHOICES),
             default="auto",
             show_default=True,
             help="Which tool sources to use: all of them (auto), only the browser's native "
@@ -342,7 +342,7 @@ async def open_page(url: str, options: BrowserOptions) -> AsyncIterator[WebMCPSe
         session = await WebMCPSession.attach(
             page,
             timeout=options.timeout,
-            backend=options.backend,  # type: ignore[arg-type]
+            backend=options.backend,
         )
         try:
             await goto(page, url, options.timeout)

@@ -232,7 +232,7 @@ def call(
             result = await session.call(
                 tool, args, frame=frame, confirm=confirm, validate=not no_validate
             )
-            return dict(result), session.records[-1].to_dict()
+            return dict(result), result.record.to_dict()
 
     result, record = run(body())
     if as_json:

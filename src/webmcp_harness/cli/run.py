@@ -224,7 +224,7 @@ async def _play(
                 page,
                 base_url=base,
                 transcript=writer,
-                backend=options.backend,  # type: ignore[arg-type]
+                backend=options.backend,
                 on_step=lambda step: _print_step(step, to_stderr=quiet),
                 info={"demo": demo},
             )
@@ -331,7 +331,7 @@ async def _replay(
                 page,
                 base_url=base,
                 transcript=writer,
-                backend=options.backend,  # type: ignore[arg-type]
+                backend=options.backend,
             )
         finally:
             with contextlib.suppress(Exception):

@@ -94,7 +94,7 @@ async def _serve(
             session = await WebMCPSession.attach(
                 page,
                 timeout=options.timeout,
-                backend=options.backend,  # type: ignore[arg-type]
+                backend=options.backend,
                 confirm=confirm,
             )
             bridge = Bridge(session, owner=owner, transcript=writer)

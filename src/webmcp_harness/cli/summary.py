@@ -1,6 +1,7 @@
 """The terminal summary of a check run: the worst findings in a table, what was skipped, a verdict.
 
-Page strings go through `webmcp_harness.core.text.safe_text` (no rich markup, no controls).
+Page strings lose their unsafe characters (`webmcp_harness.core.text.UNSAFE_CHARACTERS`: no
+controls, no direction overrides) and reach rich as plain `Text`, never as markup.
 """
 
 from __future__ import annotations
@@ -10,16 +11,17 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..conformance.findings import Finding, Severity
-from ..conformance.reports import _CONTROL, CheckReport, _clip
-from ..core.text import safe_text
+from ..conformance.reports import CheckReport
+from ..core.text import UNSAFE_CHARACTERS, clip
 
 __all__ = ["print_summary", "render_summary", "skipped_lines"]
 
 
 def _plain(text: Any, limit: int = 200) -> str:
-    """Page text made safe for a terminal: no escape sequences or direction overrides."""
-    flat = " ".join(_clip(str(text), limit * 2).split())
-    flat = safe_text(_CONTROL.sub("\ufffd", flat))
+    """Page text made safe for a terminal: no escape sequences or direction overrides (each
+    unsafe character one U+FFFD, so the table's columns keep their width)."""
+    flat = " ".join(clip(str(text), limit * 2).split())
+    flat = UNSAFE_CHARACTERS.sub("\ufffd", flat)
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

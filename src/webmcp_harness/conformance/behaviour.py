@@ -300,7 +300,7 @@ def check_call(
         kind = f"schema-invalid input ({reason})" if reason else "schema-invalid input"
     events = {e.type for e in record.events}
     report = record.browser
-    code = record.code
+    code: str | None = record.code
     if code == ToolErrorCode.INTERRUPTED.value and "toolRemoved" in events and report.status:
         # The tool was removed (and registered again, say on a re-render) during the call, and
         # the page answered all the same: judge the answer, whichever reached us first.

@@ -1,6 +1,7 @@
 """One place that turns what the browser reported into a coded result.
 
-Read it against `semantics.md`: each branch is a row of its table. Conditions the harness sees
+Read it against the table of the README's "What a call returns" (and, scenario by scenario,
+docs/differential.md): each branch is a row of it. Conditions the harness sees
 itself (timeout, interruption, a tool that is not there, bad arguments) are coded in the session
 with `tool_error`; everything the browser *reported* comes through `code_report`.
 """
@@ -11,10 +12,10 @@ import json
 import re
 from typing import Any
 
-from .records import BrowserReport
+from .records import BrowserReport, CallReason
 from .results import ToolErrorCode, ToolResult, to_tool_result, tool_error, tool_error_code
 
-__all__ = ["code_refusal", "code_report", "normalise_output"]
+__all__ = ["code_refusal", "code_report", "normalise_output", "report_reason"]
 
 _CODES = {c.value for c in ToolErrorCode}
 
@@ -36,15 +37,17 @@ _CODES = {c.value for c in ToolErrorCode}
 # - `Form validation failed: q: Please fill out this field.. ...`: the form's own constraint
 #   validation (required, email, url, min/max, pattern) after filling.
 # A form with nothing to confirm on is `unavailable`; a rejected `respondWith` is the page's failure.
-_ERROR_TEXTS: tuple[tuple[re.Pattern[str], ToolErrorCode], ...] = (
+# A row may name the condition (`CallReason`) callers branch on.
+_ERROR_TEXTS: tuple[tuple[re.Pattern[str], ToolErrorCode, CallReason | None], ...] = (
     (
         re.compile(r"Input contains a parameter .* but there is no such parameter", re.S),
         ToolErrorCode.INVALID_INPUT,
+        None,
     ),
-    (re.compile(r'Invalid value (".*" )?for parameter ', re.S), ToolErrorCode.INVALID_INPUT),
-    (re.compile(r"Form validation failed"), ToolErrorCode.INVALID_INPUT),
-    (re.compile(r"No submit button was found"), ToolErrorCode.UNAVAILABLE),
-    (re.compile(r"respondWith promise was rejected"), ToolErrorCode.FAILED),
+    (re.compile(r'Invalid value (".*" )?for parameter ', re.S), ToolErrorCode.INVALID_INPUT, None),
+    (re.compile(r"Form validation failed"), ToolErrorCode.INVALID_INPUT, None),
+    (re.compile(r"No submit button was found"), ToolErrorCode.UNAVAILABLE, "no_submit_button"),
+    (re.compile(r"respondWith promise was rejected"), ToolErrorCode.FAILED, None),
 )
 
 # What Chromium's `WebMCP.invokeTool` answers when it will not start a call at all (a protocol
@@ -129,7 +132,7 @@ def _thrown(exc: dict[str, Any]) -> ToolResult:
 
 def _error(report: BrowserReport) -> ToolResult:
     text = (report.error_text or "").removeprefix(_POLYFILL_PREFIX)
-    for pattern, code in _ERROR_TEXTS:
+    for pattern, code, _reason in _ERROR_TEXTS:
         if pattern.match(text):
             if code is ToolErrorCode.FAILED and report.exception:
                 return _thrown(report.exception)
@@ -172,6 +175,18 @@ def code_report(report: BrowserReport, *, declarative: bool = False) -> ToolResu
             ToolErrorCode.FAILED, f"The browser answered with an unknown status {report.status!r}."
         )
     return handler(report)
+
+
+def report_reason(report: BrowserReport) -> CallReason | None:
+    """The condition a browser's report names, where callers branch on one (a form with no
+    submit button); None for any other report."""
+    if report.status != "Error":
+        return None
+    text = (report.error_text or "").removeprefix(_POLYFILL_PREFIX)
+    for pattern, _code, reason in _ERROR_TEXTS:
+        if pattern.match(text):
+            return reason
+    return None
 
 
 def code_refusal(message: str) -> ToolResult | None:

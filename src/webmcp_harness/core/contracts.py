@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 from .records import Tool
+from .urls import split_origin, split_url
 
 __all__ = ["PAGE_ORIGIN", "plain", "tool_contract", "tool_origin"]
 
@@ -31,25 +31,21 @@ def tool_origin(frame_url: str, page_url: str | None = None) -> str:
     A loopback host keeps no port (test servers take a free one each run). With `page_url`, a
     frame of the top page's own origin is `"page"`, so a snapshot holds on staging and live.
     """
-    origin = _origin(frame_url)
-    if page_url is not None and (not frame_url or origin == _origin(page_url)):
+    origin = _contract_origin(frame_url)
+    if page_url is not None and (not frame_url or origin == _contract_origin(page_url)):
         return PAGE_ORIGIN
     return origin
 
 
-def _origin(url: str) -> str:
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = parts.port
-    except ValueError:
-        return url
-    if not parts.scheme or not host:
-        return parts.scheme + ":" if parts.scheme else ""
-    shown = f"[{host}]" if ":" in host else host
-    if port is not None and host not in _LOOPBACK:
-        shown += f":{port}"
-    return f"{parts.scheme}://{shown}"
+def _contract_origin(url: str) -> str:
+    """url's origin, with no port on a loopback host; "scheme:" for a URL without a host."""
+    origin = split_origin(url)
+    if origin is None:
+        scheme = split_url(url).scheme
+        return scheme + ":" if scheme else ""
+    if origin.host in _LOOPBACK:
+        origin = origin._replace(port=None)
+    return str(origin)
 
 
 def _annotations(raw: dict[str, Any]) -> dict[str, Any]:

@@ -3,14 +3,36 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal, get_args
 
+from .errors import ToolErrorCode
 from .results import ToolResult
 
-__all__ = ["BrowserReport", "CallRecord", "Tool", "ToolEvent", "normalise_annotations"]
+__all__ = [
+    "BACKEND_CHOICES",
+    "BackendChoice",
+    "BackendName",
+    "BrowserReport",
+    "CallReason",
+    "CallRecord",
+    "CallResult",
+    "EventType",
+    "FrameEventType",
+    "Tool",
+    "ToolEvent",
+    "normalise_annotations",
+]
 
 BackendName = Literal["cdp", "inpage"]
+"""Which source a tool came from: Chromium's own registry over CDP, or a script object in the page."""
+
+BackendChoice = Literal["auto", BackendName]
+"""Which sources a session uses: all of them ("auto"), or only one kind. The command line's
+``--backend``, the pytest plugin's ``--webmcp-backend`` and ``WebMCPSession.attach`` take these."""
+BACKEND_CHOICES: Final[tuple[BackendChoice, ...]] = get_args(BackendChoice)
+"""The values of `BackendChoice`, in order: ("auto", "cdp", "inpage")."""
 
 Source = Literal[
     "native", "document.modelContext", "navigator.modelContext", "navigator.modelContextTesting"
@@ -94,11 +116,30 @@ class Tool:
         return data
 
 
+FrameEventType = Literal["navigated", "detached", "closed", "crashed", "disconnected"]
+"""What happened to a frame, or to the whole page: the sources report these during any call."""
+
+EventType = Literal[
+    FrameEventType,
+    "toolsAdded",  # tools registered during the call (names)
+    "toolRemoved",  # the call's own tool went, after it started
+    "toolRemovedBeforeStart",  # it went before the page started the call
+    "toolReplaced",  # registered again under its name, in its frame, before the answer
+    "timeout",  # no answer within the call's timeout (afterS)
+    "cancelledInPage",  # the harness cancelled the invocation in the page
+    "waitingForPerson",  # a declarative form is filled and waits for its submit
+    "confirmedAsPerson",  # the harness submitted it, as the person would
+    "lateAnswer",  # the page answered after the call had returned (status)
+    "pageNavigated",  # the page moved after the call answered (count; a check notes it)
+]
+"""The type of a `ToolEvent`: what a call's record can say happened during it."""
+
+
 @dataclass
 class ToolEvent:
     """Something seen during a call: a navigation, tools added or removed, a crash."""
 
-    type: str
+    type: EventType
     detail: dict[str, Any] = field(default_factory=dict)
     at_ms: float = 0.0
 
@@ -132,9 +173,25 @@ class BrowserReport:
         return data
 
 
+CallReason = Literal["no_submit_button", "no_webmcp", "tools_blocked"]
+"""Why a call ended as it did, where callers branch on it (the result's text says it for people):
+
+- ``no_submit_button``: a form waits for a person but has no submit button (``unavailable``);
+- ``no_webmcp``: the page has no WebMCP at all, no ``document.modelContext`` (``unavailable``);
+- ``tools_blocked``: the page's permissions policy turns the ``tools`` feature off, so it has no
+  tools (``unavailable``).
+"""
+
+
 @dataclass
 class CallRecord:
-    """One call: input, what the browser reported, the coded result, timings and events."""
+    """One call: input, what the browser reported, the coded result, timings and events.
+
+    `id` is the session's number for the call; the session tells its open calls apart by the
+    record itself, not by `id`. `number` is a caller's own number for it (a check numbers calls
+    across pages); `shown_number` (``to_dict()``'s ``"id"``, messages) is `number` once set, else
+    `id`.
+    """
 
     id: int
     tool: str
@@ -149,21 +206,31 @@ class CallRecord:
     started_at: float = field(default_factory=time.time)
     browser: BrowserReport = field(default_factory=BrowserReport)
     result: ToolResult | None = None
-    code: str | None = None
+    code: ToolErrorCode | None = None
+    """`code_of(result)`: the result's code, FAILED for an uncoded failure, None for success."""
     events: list[ToolEvent] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     pending: bool = False
     note: str | None = None
     late_answer: ToolResult | None = None
+    reason: CallReason | None = None
+    """The condition behind the result, where callers branch on one (not in ``to_dict``)."""
+    number: int | None = None
+    """A caller's own number for the call, shown instead of `id` (None: not set)."""
 
-    def event(self, type_: str, **detail: Any) -> None:
+    @property
+    def shown_number(self) -> int:
+        """The call's number as shown: `number` once a caller set one, else `id`."""
+        return self.id if self.number is None else self.number
+
+    def event(self, type_: EventType, **detail: Any) -> None:
         """Add an event, stamped with the time since the call began."""
         self.events.append(ToolEvent(type_, detail, (time.time() - self.started_at) * 1000))
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data."""
         return {
-            "id": self.id,
+            "id": self.shown_number,
             "tool": self.tool,
             "input": self.input,
             "frameId": self.frame_id,
@@ -176,10 +243,40 @@ class CallRecord:
             "startedAt": self.started_at,
             "browser": self.browser.to_dict(),
             "result": self.result,
-            "code": self.code,
+            "code": None if self.code is None else str(self.code),
             "events": [e.to_dict() for e in self.events],
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
             "pending": self.pending,
             "note": self.note,
             "lateAnswer": self.late_answer,
         }
+
+
+class CallResult(Mapping[str, Any]):
+    """What a call returns: its coded MCP result, read as that result, with the call's record.
+
+    It reads as the MCP result dict wherever one is expected (``result["content"]``,
+    ``result.get("isError")``, ``dict(result)``, ``result == {...}``); ``.result`` is that dict
+    itself and ``.record`` the call's `CallRecord` (as Playwright's ``response.request``), so
+    nobody has to find the record of a call afterwards. ``json.dumps`` takes ``dict(result)``.
+    """
+
+    __slots__ = ("record", "result")
+
+    def __init__(self, result: ToolResult, record: CallRecord) -> None:
+        self.result: ToolResult = result
+        """The coded MCP result (``{content, isError?, structuredContent?}``)."""
+        self.record: CallRecord = record
+        """The call that gave it: input, what the browser reported, events, timings."""
+
+    def __getitem__(self, key: str) -> Any:
+        return self.result[key]  # type: ignore[literal-required]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.result)
+
+    def __len__(self) -> int:
+        return len(self.result)
+
+    def __repr__(self) -> str:
+        return f"CallResult({self.result!r}, record=#{self.record.id} {self.record.tool!r})"

@@ -20,7 +20,9 @@ from collections.abc import Mapping
 from typing import IO, Any, Final
 
 __all__ = [
+    "UNSAFE_CHARACTERS",
     "TooBig",
+    "clip",
     "dumps",
     "json_ready",
     "no_surrogates",
@@ -29,11 +31,13 @@ __all__ = [
     "write_json",
 ]
 
-# Shown as escapes on a terminal: C0 (but tab and newline), DEL, C1, zero-width and direction
-# marks, line/paragraph separators, bidi embeddings/overrides/isolates, the BOM.
-_UNSAFE: Final = re.compile(
+UNSAFE_CHARACTERS: Final = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
 )
+"""The characters a page's text must not bring to a terminal or a report as they are: C0 (but tab
+and newline), DEL, C1, zero-width and direction marks, line/paragraph separators, bidi
+embeddings/overrides/isolates, the BOM and lone surrogates. `safe_text` shows them as escapes."""
+
 # Escaped inside JSON text (json.dumps already escapes C0): DEL, C1, the same marks, surrogates.
 _JSON_UNSAFE: Final = re.compile(
     "[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
@@ -57,7 +61,14 @@ def safe_text(value: object) -> str:
             value = str(value)
         except Exception:
             value = f"<{type(value).__name__}>"
-    return _UNSAFE.sub(_visible, value)
+    return UNSAFE_CHARACTERS.sub(_visible, value)
+
+
+def clip(text: str, limit: int) -> str:
+    """text cut to limit characters, saying how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
 
 
 def no_surrogates(value: str) -> str:

@@ -9,7 +9,22 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["EXPECT_MOST", "SETTING_MOST", "seconds_problem"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "EXPECT_MOST",
+    "EXPECT_TIMEOUT",
+    "MAX_TIMEOUT",
+    "SETTING_MOST",
+    "seconds_problem",
+]
+
+DEFAULT_TIMEOUT = 30.0
+"""A call's bound, and the default of every timeout: the session, scripts, the command line,
+the pytest plugin, the gateway and the checker."""
+MAX_TIMEOUT = 3600.0
+"""The longest timeout a script or the command line takes."""
+EXPECT_TIMEOUT = 5.0
+"""How long an `expect(...)` assertion waits by default (Playwright's 5000 ms)."""
 
 EXPECT_MOST = 100.0
 """An `expect(...)` wait of this many seconds or more is taken for milliseconds, and refused."""

@@ -4,48 +4,32 @@
   tools, each call behind the check, answered with coded MCP results (``bridge.py``);
 - ``build_server(bridge)``, ``serve_stdio(bridge)``, ``serve_http(bridge, port)``: the MCP SDK's
   low-level server on top (``server.py``);
-- ``mcp_annotations(tool)``, ``expose(tools, main_frame_id)``: WebMCP annotations as MCP
+- ``mcp_annotations(tool)``, ``expose(tools, is_main)``: WebMCP annotations as MCP
   ``ToolAnnotations``, and the naming of tools across frames (``tools.py``).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from .bridge import DEFAULT_MAX_OUTPUT_BYTES, Ask, Bridge
-    from .server import build_server, serve_http, serve_stdio
-    from .tools import BROWSER_TOOLS, expose, mcp_annotations
+from ..core.lazy import LazyNames
 
 # The MCP SDK takes about a second to import: load it when a name is used, not with the CLI.
-_HOME = {
-    "BROWSER_TOOLS": "tools",
-    "DEFAULT_MAX_OUTPUT_BYTES": "bridge",
-    "Ask": "bridge",
-    "Bridge": "bridge",
-    "build_server": "server",
-    "expose": "tools",
-    "mcp_annotations": "tools",
-    "serve_http": "server",
-    "serve_stdio": "server",
-}
+if TYPE_CHECKING:
+    from .bridge import DEFAULT_MAX_OUTPUT_BYTES as DEFAULT_MAX_OUTPUT_BYTES
+    from .bridge import Ask as Ask
+    from .bridge import Bridge as Bridge
+    from .server import build_server as build_server
+    from .server import serve_http as serve_http
+    from .server import serve_stdio as serve_stdio
+    from .tools import BROWSER_TOOLS as BROWSER_TOOLS
+    from .tools import expose as expose
+    from .tools import mcp_annotations as mcp_annotations
+
+_names = LazyNames(globals())
+__all__ = _names.all
 
 
 def __getattr__(name: str) -> Any:
-    if name in _HOME:
-        return getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = [
-    "BROWSER_TOOLS",
-    "DEFAULT_MAX_OUTPUT_BYTES",
-    "Ask",
-    "Bridge",
-    "build_server",
-    "expose",
-    "mcp_annotations",
-    "serve_http",
-    "serve_stdio",
-]
+    """A name of `__all__` from its module, loaded now."""
+    return _names.load(name)

@@ -98,8 +98,7 @@ class Bridge:
         """MCP name → page tool, as of now."""
         if self._exposed is None:
             tools = await self.session.tools()
-            main = getattr(self.session.backend, "main_frame_id", None)
-            self._exposed = expose(tools, main)
+            self._exposed = expose(tools, self.session.is_main_frame)
         return self._exposed
 
     async def list_tools(self) -> list[dict[str, Any]]:
@@ -163,13 +162,12 @@ class Bridge:
             self._step("call", tool=page_name, input=data, answer=held, call=call)
             return _held_result(held)
         started = time.perf_counter()
-        before = len(self.session.records)
         frame = None
-        if tool is not None and tool.frame_id != getattr(self.session.backend, "main_frame_id", 0):
-            frame = tool.frame_id
-        result: dict[str, Any] = dict(await self.session.call(page_name, data, frame=frame))
-        records = self.session.records
-        call.record = records[-1] if len(records) > before else None
+        if tool is not None and not self.session.is_main_frame(tool):
+            frame = tool.frame_id  # another frame's tool of the same name must not be taken
+        called = await self.session.call(page_name, data, frame=frame)
+        result: dict[str, Any] = dict(called)
+        call.record = called.record
         call.ms = (time.perf_counter() - started) * 1000
         call.code = code_of(result)
         call.kind = kind_for(call.code) if call.code is not None else None
@@ -178,7 +176,7 @@ class Bridge:
         if (
             decision is not None
             and decision.approved
-            and call.code in ("unavailable", "invalid_input")
+            and call.code in (ToolErrorCode.UNAVAILABLE, ToolErrorCode.INVALID_INPUT)
         ):
             self.gateway.approvals.give_back(page_name, data)  # it never reached the tool
         self._step("call", tool=page_name, input=data, answer=result, call=call)
@@ -346,7 +344,7 @@ class Bridge:
             return
         self.steps += 1
         if call is not None:
-            code = call.code
+            code = call.code_text
             if outcome is None:
                 outcome = _outcome(answer, code)
             extra.update(

@@ -27,16 +27,15 @@ from mcp.server.models import InitializationOptions
 from pydantic import ValidationError
 
 from ..core.results import ToolErrorCode, tool_error
+from ..session.adapters import client_key, without_middleware
 from .bridge import Bridge
 
 __all__ = ["PROGRESS_EVERY", "build_server", "serve_http", "serve_stdio"]
 
 PROGRESS_EVERY: Final = 2.0
 _CANCEL_WAIT: Final = 5.0  # how long cancelling a call in the page may take
-_ELICIT_WAIT: Final = 600.0
-_LINE_LIMIT: Final = (
-    64 * 1024 * 1024
-)  # the longest message line read from the client  # how long the person may take to answer
+_ELICIT_WAIT: Final = 600.0  # how long the person may take to answer
+_LINE_LIMIT: Final = 64 * 1024 * 1024  # the longest message line read from the client
 _INSTRUCTIONS: Final = (
     "Tools of the web page open in a real browser (WebMCP), each under its own name, plus "
     "browser_* tools to open pages, wait for tools, submit a form that waits for a person and "
@@ -55,7 +54,7 @@ class _Clients:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def remember(self, session: Any) -> None:
-        key = id(getattr(session, "_connection", session))
+        key = client_key(session)
         self._sessions[key] = session
 
     def tell(self) -> None:
@@ -130,7 +129,7 @@ def build_server(bridge: Bridge) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-    server.middleware = []  # no tracing spans per message: calls stay quick
+    without_middleware(server)  # no tracing spans per message: calls stay quick
     return server
 
 

@@ -23,10 +23,11 @@ Annotations (``mcp_annotations``): WebMCP's hints, in either spelling (the page'
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from ..core.records import Tool
+from ..core.text import no_surrogates
 from ..core.urls import split_url
 
 __all__ = [
@@ -42,14 +43,13 @@ META: Final = "webmcp-harness/"
 _NAME_OK = re.compile(r"[^A-Za-z0-9_.-]")
 _MAX_NAME: Final = 128
 _RESERVED: Final = "browser_"
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _DEPTH: Final = 200
 
 
 def clean(value: Any, depth: int = 0) -> Any:
     """A JSON-ready copy with lone surrogates replaced by U+FFFD (they cannot be sent as UTF-8)."""
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
+        return no_surrogates(value)
     if depth > _DEPTH:
         return None
     if isinstance(value, Mapping):
@@ -98,7 +98,7 @@ def mcp_annotations(tool: Tool) -> dict[str, Any]:
 
 
 def _title(tool: Tool) -> str | None:
-    title = getattr(tool, "title", None) or tool.annotations.get("title")
+    title = tool.title or tool.annotations.get("title")
     return str(title) if isinstance(title, str) and title.strip() else None
 
 
@@ -119,9 +119,10 @@ def _host(tool: Tool) -> str:
     return _NAME_OK.sub("-", host)[:40] or "frame"
 
 
-def expose(tools: Iterable[Tool], main_frame_id: str | None) -> dict[str, Tool]:
-    """MCP name → tool, by the naming rules of the module docs."""
-    ordered = sorted(tools, key=lambda t: t.frame_id != main_frame_id)  # stable: keeps order
+def expose(tools: Iterable[Tool], is_main: Callable[[Tool], bool]) -> dict[str, Tool]:
+    """MCP name → tool, by the naming rules of the module docs (is_main: whether a tool is in
+    the page's main frame, as `WebMCPSession.is_main_frame` says)."""
+    ordered = sorted(tools, key=lambda t: not is_main(t))  # stable: keeps order
     out: dict[str, Tool] = {}
     taken: set[str] = set()
     for tool in ordered:

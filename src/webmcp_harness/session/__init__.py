@@ -5,35 +5,27 @@ in Playwright's sync loop). Below them, `_backends/` are the sources a page's to
 This layer imports the core (`webmcp_harness.core`) and Playwright, never click, rich, pytest or
 yaml.
 
-The names below load on first use, so `session.browser` (launching) is quick to import alone.
+The names below load on first use, so `session.browser` (launching) is quick to import alone;
+each is listed once, in the `TYPE_CHECKING` block (`core/lazy.py`).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
-from .limits import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT
+from ..core.lazy import LazyNames
 
 if TYPE_CHECKING:
-    from .session import BackendChoice, WebMCPSession, live_sessions
+    from ..core.records import BackendChoice as BackendChoice
+    from .limits import DEFAULT_SETTLE as DEFAULT_SETTLE
+    from .limits import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+    from .limits import EMPTY_WAIT as EMPTY_WAIT
+    from .session import WebMCPSession as WebMCPSession
 
-__all__ = [
-    "DEFAULT_SETTLE",
-    "DEFAULT_TIMEOUT",
-    "EMPTY_WAIT",
-    "BackendChoice",
-    "WebMCPSession",
-    "live_sessions",
-]
-
-_LAZY = {"BackendChoice": ".session", "WebMCPSession": ".session", "live_sessions": ".session"}
+_names = LazyNames(globals())
+__all__ = _names.all
 
 
 def __getattr__(name: str) -> Any:
     """A name of `__all__` from its module, loaded now."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-    globals()[name] = value
-    return value
+    return _names.load(name)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.errors import BrowserNotFoundError, Error, UsageError
 from ..core.text import safe_text
 from ..core.urls import split_url
+from .adapters import is_target_closed
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright
@@ -228,10 +229,8 @@ async def launch(
             executable_path=path, headless=headless, args=launch_args(webmcp=webmcp), timeout=60_000
         )
     except Exception as exc:
-        from playwright._impl._errors import TargetClosedError
-
         said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if isinstance(exc, TargetClosedError):
+        if is_target_closed(exc):
             # Playwright's error for a program that quit at once: not a browser it can drive.
             said = (
                 f"{path} quit as soon as it started, so it is not a Chromium that Playwright can "

@@ -10,7 +10,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._pw import as_async
+from .adapters import as_async
 
 if TYPE_CHECKING:
     from playwright.async_api import Frame, Page
@@ -55,11 +55,6 @@ class FrameProbe:
     def has_webmcp(self) -> bool:
         """Whether any object here can hold tools (native or a script's)."""
         return bool(self.surfaces)
-
-    @property
-    def script_surfaces(self) -> tuple[Surface, ...]:
-        """The surfaces that are page script (polyfills, shims), not the browser's."""
-        return tuple(s for s in self.surfaces if not s.native)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -6,15 +6,24 @@ import asyncio
 import contextlib
 import itertools
 import time
-import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core.coding import code_refusal, code_report
+from ..core.coding import code_refusal, code_report, report_reason
 from ..core.errors import AttachError, SessionClosedError, UsageError
-from ..core.records import CallRecord, Tool
+from ..core.records import (
+    BACKEND_CHOICES,
+    BackendChoice,
+    CallReason,
+    CallRecord,
+    CallResult,
+    FrameEventType,
+    Tool,
+)
 from ..core.results import ToolErrorCode, ToolResult, code_of, tool_error
 from ..core.schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
+from ..core.timeouts import DEFAULT_TIMEOUT
+from ..core.waits import bounded
 from . import outcomes
 from ._backends.base import (
     BackendError,
@@ -23,18 +32,17 @@ from ._backends.base import (
     TargetGoneError,
     ToolNotFoundError,
 )
-from ._backends.sources import SourceFilter, Sources
-from ._pw import as_async
-from .limits import DEFAULT_SETTLE, DEFAULT_TIMEOUT, EMPTY_WAIT
-from .watch import INTERRUPTIONS, CallWatch, bounded, first, left
+from ._backends.sources import Sources
+from .adapters import as_async
+from .limits import DEFAULT_SETTLE, EMPTY_WAIT
+from .watch import INTERRUPTIONS, CallWatch, first, left
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
     from playwright.sync_api import Page as SyncPage
 
-__all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT", "WebMCPSession", "live_sessions"]
+__all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT", "BackendChoice", "WebMCPSession"]
 
-BackendChoice = SourceFilter
 _REMOVAL_GRACE = 0.5  # after a tool is removed mid-call, how long to wait for its last answer
 _CANCEL_WAIT = 2.0  # how long cancelling in the page may take after a timeout
 _ATTACH_WAIT = 30.0  # attaching may take this long even when calls have a shorter timeout
@@ -43,14 +51,6 @@ _DETECT_WAIT = 5.0  # how long asking the page which WebMCP it has may take
 _LATE_TOOL_WAIT = 1.0  # how long a call to a tool not (yet) there waits for it, within its timeout
 _RELIST = 0.1  # while settling, list again this often (some sources send no change events)
 _VALIDATORS_KEPT = 4096
-
-
-_LIVE: weakref.WeakSet[WebMCPSession] = weakref.WeakSet()
-
-
-def live_sessions() -> list[WebMCPSession]:
-    """Sessions not yet garbage-collected (assertions look up a result's record there)."""
-    return list(_LIVE)
 
 
 class WebMCPSession:
@@ -70,14 +70,15 @@ class WebMCPSession:
         self._tool_waiters: list[tuple[str, asyncio.Future[Tool]]] = []
         self._closed = False
         self._gone: str | None = None
-        self._open_calls: dict[int, Invocation] = {}
-        self._no_webmcp = False  # the page was probed and has no WebMCP at all
+        # Calls that returned before the page answered, by their record (its identity: a caller
+        # may renumber a record, never move it to another call).
+        self._open_calls: dict[int, tuple[CallRecord, Invocation]] = {}
+        self._lacks: CallReason | None = None  # what the last probe found missing: WebMCP, tools
         self._changed_at = time.monotonic()  # when the tool list, or the page's load, last changed
         self._change = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._validators: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, validator)
         self._listeners: list[Callable[[str], None]] = []
-        _LIVE.add(self)
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
@@ -92,8 +93,9 @@ class WebMCPSession:
         """Watch page's tools. Attach before navigating to see every tool from the start."""
         _check_timeout(timeout)
         async_page = cast("Page", as_async(page))
-        if backend not in ("auto", "cdp", "inpage"):
-            raise UsageError(f"backend must be 'auto', 'cdp' or 'inpage', not {backend!r}")
+        if backend not in BACKEND_CHOICES:
+            *most, last = (repr(choice) for choice in BACKEND_CHOICES)
+            raise UsageError(f"backend must be {', '.join(most)} or {last}, not {backend!r}")
         sources = Sources(async_page, backend)
         session = cls(async_page, sources, timeout=timeout, confirm=confirm)
         await _open(sources, session, max(timeout, _ATTACH_WAIT))
@@ -177,6 +179,10 @@ class WebMCPSession:
             with contextlib.suppress(ValueError):
                 self._tool_waiters.remove(entry)
 
+    def is_main_frame(self, tool: Tool) -> bool:
+        """Whether tool is in the attached page's main frame (not an iframe, not a popup)."""
+        return tool.frame_id in self.backend.main_frame_ids
+
     def on_change(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Call listener("tools") when tools are added or removed, and listener(kind) when a
         frame navigates, detaches, or the page closes or crashes. Returns a function that stops
@@ -207,7 +213,7 @@ class WebMCPSession:
                 if name == tool.name and not waiter.done():
                     waiter.set_result(tool)
 
-    def _interrupt(self, kind: str, frame_id: str, detail: dict[str, Any]) -> None:
+    def _interrupt(self, kind: FrameEventType, frame_id: str, detail: dict[str, Any]) -> None:
         if kind in ("closed", "crashed", "disconnected") and not frame_id:
             self._gone = kind
         self._tell(kind)
@@ -226,9 +232,11 @@ class WebMCPSession:
         frame: str | None = None,
         confirm: bool | None = None,
         validate: bool = True,
-    ) -> ToolResult:
-        """Call a tool and return its coded MCP result. Never raises for what the page did.
+    ) -> CallResult:
+        """Call a tool and return its coded MCP result, with its record. Never raises for what
+        the page did.
 
+        The result reads as the MCP result dict; `.record` is the call's `CallRecord`.
         frame picks among tools of that name: a frame id, an origin, or (part of) a frame URL.
         A tool that is not there is waited for up to a second, within timeout.
         """
@@ -244,13 +252,13 @@ class WebMCPSession:
         except asyncio.CancelledError:
             record.note = "cancelled by the caller"
             record.result = tool_error(ToolErrorCode.CANCELLED, "The caller cancelled the call.")
-            record.code = ToolErrorCode.CANCELLED.value
+            record.code = ToolErrorCode.CANCELLED
             record.timings["totalMs"] = (time.perf_counter() - started) * 1000
             raise
         record.result = result
         record.code = code_of(result)
         record.timings["totalMs"] = (time.perf_counter() - started) * 1000
-        return result
+        return CallResult(result, record)
 
     async def _call(
         self,
@@ -269,7 +277,7 @@ class WebMCPSession:
         if tool is None:
             tool, tools = await self._look_up(name, frame, deadline)
         if tool is None:
-            return self._unavailable(name, frame, tools)
+            return self._unavailable(record, name, frame, tools)
         record.frame_id, record.frame_url = tool.frame_id, tool.frame_url
         record.frame_origin, record.page_url = tool.frame_origin, tool.page_url
         record.backend, record.declarative = tool.backend, tool.declarative
@@ -314,7 +322,7 @@ class WebMCPSession:
             except BackendError as exc:
                 record.browser = exc.report
                 if isinstance(exc, ToolNotFoundError):
-                    return self._unavailable(name, frame, await self.backend.list_tools())
+                    return self._unavailable(record, name, frame, await self.backend.list_tools())
                 refusal = code_refusal(str(exc)) if isinstance(exc, CallRefusedError) else None
                 if refusal is not None:
                     return refusal  # e.g. input that is not an object, sent with validate=False
@@ -366,6 +374,7 @@ class WebMCPSession:
                     return outcomes.changed(record, watch, report_result=None)
                 if watch.replaced:
                     return outcomes.changed(record, watch, report_result=answer)
+                record.reason = report_reason(report)
                 return answer  # a removal before the answer is an event in the record
             if watch.interrupted.done():
                 return self._interrupted(record, inv, watch.interrupted.result())
@@ -381,6 +390,7 @@ class WebMCPSession:
                 if act_as_person:
                     record.event("confirmedAsPerson")
                     if not await bounded(inv.confirm(), left(deadline)):
+                        record.reason = "no_submit_button"
                         return tool_error(
                             ToolErrorCode.UNAVAILABLE,
                             f"{watch.tool.name} waits for a person, but has no submit button.",
@@ -428,10 +438,10 @@ class WebMCPSession:
 
     def _keep_late_answer(self, record: CallRecord, inv: Invocation) -> None:
         """An answer that comes after the call returned still lands in the record."""
-        self._open_calls[record.id] = inv
+        self._open_calls[id(record)] = (record, inv)
 
         def landed(future: asyncio.Future[Any]) -> None:
-            self._open_calls.pop(record.id, None)
+            self._open_calls.pop(id(record), None)
             if future.cancelled():
                 return
             report = future.result()
@@ -447,7 +457,7 @@ class WebMCPSession:
     ) -> ToolResult | None:
         """Wait for the page's late answer to a call that already returned; None if none came."""
         self._check_open()
-        inv = self._open_calls.get(record.id)
+        inv = self._open_call(record)
         if inv is not None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(inv.answered), self._timeout(timeout))
@@ -459,21 +469,34 @@ class WebMCPSession:
     ) -> ToolResult:
         """Submit a form that waits for the person (a needs_user call), and return its answer."""
         self._check_open()
-        inv = self._open_calls.get(record.id)
+        inv = self._open_call(record)
         if inv is None or not record.pending:
-            raise UsageError(f"call #{record.id} ({record.tool}) is not waiting for a person")
+            raise UsageError(
+                f"call #{record.shown_number} ({record.tool}) is not waiting for a person"
+            )
         record.event("confirmedAsPerson")
         if not await bounded(inv.confirm(), self._timeout(timeout)):
+            record.reason = "no_submit_button"
             return tool_error(ToolErrorCode.UNAVAILABLE, f"{record.tool} has no submit button.")
         answer = await self.settle(record, timeout=timeout)
         if answer is None:
             return outcomes.timed_out(self._timeout(timeout))
         return answer
 
+    def _open_call(self, record: CallRecord) -> Invocation | None:
+        """The invocation of record's call, while the page may still answer it."""
+        entry = self._open_calls.get(id(record))
+        return entry[1] if entry is not None and entry[0] is record else None
+
     # -- coded outcomes the harness decides ------------------------------------------------
-    def _unavailable(self, name: str, frame: str | None, tools: list[Tool]) -> ToolResult:
+    def _unavailable(
+        self, record: CallRecord, name: str, frame: str | None, tools: list[Tool]
+    ) -> ToolResult:
+        if not tools and not self._gone:
+            record.reason = self._lacks  # the page has no WebMCP, or its policy blocks tools
+        no_webmcp = self._lacks == "no_webmcp"
         return outcomes.unavailable(
-            name, frame, tools, url=self._url(), gone=self._gone, no_webmcp=self._no_webmcp
+            name, frame, tools, url=self._url(), gone=self._gone, no_webmcp=no_webmcp
         )
 
     def _interrupted(self, record: CallRecord, inv: Invocation, why: str) -> ToolResult:
@@ -521,7 +544,7 @@ class WebMCPSession:
         tool = self._find(tools, name, frame)
         if tool is not None:
             return tool, tools
-        await self._sync()
+        await self.backend.sync()
         tools = await self.backend.list_tools()
         tool = self._find(tools, name, frame)
         if tool is None and not self._gone and left(deadline) > 0:
@@ -529,7 +552,7 @@ class WebMCPSession:
             tools = await self.backend.list_tools()
         if tool is None and not tools and not self._gone and left(deadline) > 0:
             # No tools at all: say whether the page has WebMCP at all (bounded by the call).
-            self._no_webmcp = await self._has_no_webmcp(left(deadline))
+            self._lacks = await self._what_the_page_lacks(left(deadline))
         return tool, tools
 
     async def _late_tool(self, name: str, frame: str | None, limit: float) -> Tool | None:
@@ -550,11 +573,10 @@ class WebMCPSession:
             if _in_frame(tool, frame):
                 return tool
 
-    async def _sync(self) -> None:
-        await self.backend.sync()
-
-    async def _has_no_webmcp(self, limit: float = _DETECT_WAIT) -> bool:
-        """Whether the page's main frame has no WebMCP at all (the probe; False if unsure)."""
+    async def _what_the_page_lacks(self, limit: float = _DETECT_WAIT) -> CallReason | None:
+        """What the page's main frame lacks, by the probe: WebMCP at all (no_webmcp), or the
+        `tools` feature, which its permissions policy turns off (tools_blocked); None if neither,
+        or unsure."""
         from .probe import probe
 
         try:
@@ -563,9 +585,13 @@ class WebMCPSession:
                 max(min(limit, _DETECT_WAIT), 0.05),
             )
         except asyncio.TimeoutError:
-            return False
+            return None
         main = found.main
-        return main is not None and not main.surfaces
+        if main is None:
+            return None
+        if not main.surfaces:
+            return "no_webmcp"
+        return "tools_blocked" if main.blocked else None
 
     def _url(self) -> str:
         try:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.errors import UsageError
-from ..core.records import CallRecord, Tool
+from ..core.records import BackendChoice, CallRecord, CallResult, Tool
 from ..core.results import ToolResult
+from ..core.timeouts import DEFAULT_TIMEOUT
 from . import session as _core
-from ._pw import is_sync
+from .adapters import is_sync, run_sync
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -31,8 +31,8 @@ class WebMCPSession:
         cls,
         page: Page,
         *,
-        timeout: float = _core.DEFAULT_TIMEOUT,
-        backend: _core.BackendChoice = "auto",
+        timeout: float = DEFAULT_TIMEOUT,
+        backend: BackendChoice = "auto",
         confirm: bool = False,
     ) -> WebMCPSession:
         """Watch page's tools (see the async `WebMCPSession.attach`)."""
@@ -41,7 +41,7 @@ class WebMCPSession:
                 "sync_api.WebMCPSession takes a sync Playwright Page; "
                 "for an async Page use `await webmcp_harness.WebMCPSession.attach(page)`."
             )
-        core = _run(
+        core = run_sync(
             page,
             _core.WebMCPSession.attach(page, timeout=timeout, backend=backend, confirm=confirm),
         )
@@ -64,7 +64,7 @@ class WebMCPSession:
 
     def tools(self, *, settle: float | None = None) -> list[Tool]:
         """Every tool in the page and its frames, once the list has settled (see the async one)."""
-        return _run(self.page, self._core.tools(settle=settle))
+        return run_sync(self.page, self._core.tools(settle=settle))
 
     def call(
         self,
@@ -75,38 +75,37 @@ class WebMCPSession:
         frame: str | None = None,
         confirm: bool | None = None,
         validate: bool = True,
-    ) -> ToolResult:
-        """Call a tool and return its coded MCP result."""
-        return _run(
+    ) -> CallResult:
+        """Call a tool and return its coded MCP result, with its record (`.record`)."""
+        return run_sync(
             self.page,
             self._core.call(
                 name, args, timeout=timeout, frame=frame, confirm=confirm, validate=validate
             ),
         )
 
+    def is_main_frame(self, tool: Tool) -> bool:
+        """Whether tool is in the attached page's main frame (not an iframe, not a popup)."""
+        return self._core.is_main_frame(tool)
+
     def wait_for_tool(self, name: str, *, timeout: float | None = None) -> Tool | None:
         """The tool called name once it is registered; None if it is not there in time."""
-        return _run(self.page, self._core.wait_for_tool(name, timeout=timeout))
+        return run_sync(self.page, self._core.wait_for_tool(name, timeout=timeout))
 
     def settle(self, record: CallRecord, *, timeout: float | None = None) -> ToolResult | None:
         """Wait for the page's late answer to a call that already returned."""
-        return _run(self.page, self._core.settle(record, timeout=timeout))
+        return run_sync(self.page, self._core.settle(record, timeout=timeout))
 
     def confirm_pending(self, record: CallRecord, *, timeout: float | None = None) -> ToolResult:
         """Submit a form that waits for the person, and return its answer."""
-        return _run(self.page, self._core.confirm_pending(record, timeout=timeout))
+        return run_sync(self.page, self._core.confirm_pending(record, timeout=timeout))
 
     def close(self) -> None:
         """Stop watching the page."""
-        _run(self.page, self._core.close())
+        run_sync(self.page, self._core.close())
 
     def __enter__(self) -> WebMCPSession:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _run(page: Page, awaitable: Awaitable[T]) -> T:
-    sync: Callable[[Awaitable[T]], T] = page._sync
-    return sync(awaitable)

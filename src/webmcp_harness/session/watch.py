@@ -6,9 +6,9 @@ import asyncio
 import time
 from typing import Any
 
-from ..core.records import CallRecord, Tool
+from ..core.records import CallRecord, FrameEventType, Tool
 
-__all__ = ["FRAME_ENDED", "INTERRUPTIONS", "CallWatch", "bounded", "first", "left"]
+__all__ = ["FRAME_ENDED", "INTERRUPTIONS", "CallWatch", "first", "left"]
 
 FRAME_ENDED = {
     "crashed": "The tool's frame crashed",
@@ -81,7 +81,7 @@ class CallWatch:
                 self.replaced = True
                 self.record.event("toolReplaced", name=self.tool.name)
 
-    def frame_event(self, kind: str, frame_id: str, detail: dict[str, Any]) -> None:
+    def frame_event(self, kind: FrameEventType, frame_id: str, detail: dict[str, Any]) -> None:
         """The tool's frame (or one of its ancestors, or the page) navigated, went or crashed."""
         self.record.event(kind, frameId=frame_id, **detail)
         if kind == "navigated" and self.tool.declarative:
@@ -119,11 +119,3 @@ async def first(futures: tuple[asyncio.Future[Any], ...], timeout: float) -> Non
 def left(deadline: float) -> float:
     """Seconds left until deadline (a time.monotonic() value), never below 0."""
     return max(0.0, deadline - time.monotonic())
-
-
-async def bounded(coro: Any, limit: float) -> Any:
-    """coro's value, or None if it fails or takes longer than limit seconds."""
-    try:
-        return await asyncio.wait_for(coro, max(limit, 0.05))
-    except (asyncio.TimeoutError, Exception):
-        return None

@@ -24,45 +24,30 @@ from pathlib import Path
 from typing import Any, overload
 
 from ..core.errors import UsageError
-from ..core.records import CallRecord
-from ..core.results import ToolErrorCode, ToolResult, is_error_text, tool_error_code
-from ..core.timeouts import EXPECT_MOST, seconds_problem
+from ..core.records import CallRecord, CallResult
+from ..core.results import ToolErrorCode, ToolResult, code_of
+from ..core.timeouts import EXPECT_MOST, EXPECT_TIMEOUT, seconds_problem
 from ..session import WebMCPSession as AsyncSession
-from ..session import live_sessions
+from ..session.adapters import run_sync
 from ..session.sync import WebMCPSession as SyncSession
-from ..session.sync import _run
 from .snapshots import SnapshotPlace, match_snapshot, place_of
 
 __all__ = ["AsyncSessionAssertions", "ResultAssertions", "SessionAssertions", "expect"]
 
-DEFAULT_TIMEOUT = 5.0
-"""How long the session assertions wait by default, in seconds (Playwright's 5000 ms)."""
 _POLL = 0.05
 _QUOTE = 800
 
 
 # -- results -------------------------------------------------------------------------------
 def _record_of(result: object) -> CallRecord | None:
-    for session in live_sessions():
-        for record in reversed(session.records):
-            if record.result is result:
-                return record
-    return None
+    """The record of the call that gave result (a `CallResult`); None for any other mapping."""
+    return result.record if isinstance(result, CallResult) else None
 
 
-def _code(result: Mapping[str, Any], record: CallRecord | None) -> str | None:
-    """The result's code; None for success."""
-    if record is not None:
-        return record.code
-    code = tool_error_code(result)
-    if code is not None:
-        return code.value
-    content = result.get("content")
-    first = next(
-        (c.get("text") for c in content or [] if isinstance(c, dict) and c.get("type") == "text"),
-        None,
-    )
-    return "failed" if result.get("isError") or is_error_text(first) else None
+def _code(result: Mapping[str, Any]) -> str | None:
+    """The result's code as text; None for success."""
+    code = code_of(result)
+    return None if code is None else code.value
 
 
 def _dump(value: Any) -> str:
@@ -74,7 +59,7 @@ def _describe(result: Mapping[str, Any], record: CallRecord | None) -> str:
     if record is None:
         return f"result:  {_dump(result)}\n(not a call of a live session: no record to show)"
     lines = [
-        f"call #{record.id}: {record.tool}"
+        f"call #{record.shown_number}: {record.tool}"
         + (f" in frame {record.frame_url}" if record.frame_url else ""),
         f"  input:   {_dump(record.input)}",
         f"  browser: {_dump(record.browser.to_dict())}",
@@ -101,7 +86,7 @@ class ResultAssertions:
     def _check(self, passed: bool, wanted: str, record: CallRecord | None) -> None:
         __tracebackhide__ = True
         if passed == self._negate:
-            got = _code(self._result, record) or "success"
+            got = _code(self._result) or "success"
             raise AssertionError(
                 f"expected the result {'not ' if self._negate else ''}{wanted}, got {got!r}\n"
                 + _describe(self._result, record)
@@ -112,7 +97,7 @@ class ResultAssertions:
         __tracebackhide__ = True
         want = ToolErrorCode.parse(code).value
         record = _record_of(self._result)
-        self._check(_code(self._result, record) == want, f"to have code {want!r}", record)
+        self._check(_code(self._result) == want, f"to have code {want!r}", record)
 
     def not_to_have_code(self, code: ToolErrorCode | str) -> None:
         """The result is not coded `code` (a success passes)."""
@@ -123,7 +108,7 @@ class ResultAssertions:
         """The tool ran and answered without an error."""
         __tracebackhide__ = True
         record = _record_of(self._result)
-        self._check(_code(self._result, record) is None, "to succeed", record)
+        self._check(_code(self._result) is None, "to succeed", record)
 
     def not_to_succeed(self) -> None:
         """The result is an error, whatever its code."""
@@ -193,16 +178,16 @@ class SessionAssertions:
 
     def _expect(self, name: str, present: bool, timeout: float) -> None:
         __tracebackhide__ = True
-        problem = _run(self._session.page, _settle(self._session.core, name, present, timeout))
+        problem = run_sync(self._session.page, _settle(self._session.core, name, present, timeout))
         if problem:
             raise AssertionError(problem)
 
-    def to_have_tool(self, name: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def to_have_tool(self, name: str, *, timeout: float = EXPECT_TIMEOUT) -> None:
         """The page has tool `name` now or within `timeout` seconds."""
         __tracebackhide__ = True
         self._expect(name, True, timeout)
 
-    def not_to_have_tool(self, name: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def not_to_have_tool(self, name: str, *, timeout: float = EXPECT_TIMEOUT) -> None:
         """The page has no tool `name` now or within `timeout` seconds."""
         __tracebackhide__ = True
         self._expect(name, False, timeout)
@@ -211,7 +196,7 @@ class SessionAssertions:
         self,
         name: str | None = None,
         *,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float = EXPECT_TIMEOUT,
         path: str | os.PathLike[str] | None = None,
     ) -> None:
         """The page's tool contracts match the snapshot beside the test, within `timeout` s.
@@ -220,7 +205,7 @@ class SessionAssertions:
         one is written and the test fails once; `--webmcp-update-snapshots` rewrites them.
         """
         __tracebackhide__ = True
-        problem = _run(self._session.page, _snapshot(self._session.core, name, path, timeout))
+        problem = run_sync(self._session.page, _snapshot(self._session.core, name, path, timeout))
         if problem:
             raise AssertionError(problem)
 
@@ -237,12 +222,12 @@ class AsyncSessionAssertions:
         if problem:
             raise AssertionError(problem)
 
-    async def to_have_tool(self, name: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    async def to_have_tool(self, name: str, *, timeout: float = EXPECT_TIMEOUT) -> None:
         """The page has tool `name` now or within `timeout` seconds."""
         __tracebackhide__ = True
         await self._expect(name, True, timeout)
 
-    async def not_to_have_tool(self, name: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    async def not_to_have_tool(self, name: str, *, timeout: float = EXPECT_TIMEOUT) -> None:
         """The page has no tool `name` now or within `timeout` seconds."""
         __tracebackhide__ = True
         await self._expect(name, False, timeout)
@@ -251,7 +236,7 @@ class AsyncSessionAssertions:
         self,
         name: str | None = None,
         *,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float = EXPECT_TIMEOUT,
         path: str | os.PathLike[str] | None = None,
     ) -> None:
         """The page's tool contracts match the snapshot at `path` (see the sync form)."""

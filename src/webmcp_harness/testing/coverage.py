@@ -60,7 +60,7 @@ class Coverage:
     def add_calls(self, records: Iterable[CallRecord]) -> None:
         """Calls a test made: each counts for the tool it reached (with its code)."""
         for record in records:
-            code = PENDING if record.result is None else (record.code or OK)
+            code = PENDING if record.result is None else str(record.code or OK)
             if record.frame_url is None:  # no tool of that name was there
                 entry = self.not_there.setdefault(record.tool, ToolCoverage(record.tool, ""))
             else:

@@ -27,7 +27,9 @@ __all__ = ["UPDATE_OPTION", "SnapshotPlace", "bind", "diff_contracts", "match_sn
 UPDATE_OPTION = "--webmcp-update-snapshots"
 _POLL = 0.05
 _SHOWN = 200
-_UNSAFE = re.compile(r"[\x00-\x2c\x2e-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")  # as Playwright's
+# Runs of characters a snapshot's file name does not keep (all but ASCII letters, digits and
+# "-"), each made one "-", as Playwright names its snapshot files.
+_NOT_IN_FILE_NAMES = re.compile(r"[\x00-\x2c\x2e-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")
 _LONGEST = 100
 
 
@@ -83,7 +85,7 @@ def place_of(session: WebMCPSession) -> SnapshotPlace | None:
 
 
 def _sanitise(text: str) -> str:
-    name = _UNSAFE.sub("-", text)
+    name = _NOT_IN_FILE_NAMES.sub("-", text)
     if len(name) > _LONGEST:
         import hashlib
 

@@ -16,15 +16,14 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ...core.results import ToolErrorCode
 from ...core.text import TooBig, read_bounded
+from ...core.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT
 from ..kinds import KINDS
 from ..policy import REASONS
 from .matching import parse_path
 from .model import (
     DEFAULT_ATTEMPTS,
-    DEFAULT_TIMEOUT,
     MAX_ATTEMPTS,
     MAX_SCRIPT_BYTES,
-    MAX_TIMEOUT,
     MISSING,
     ApproveStep,
     CallStep,
@@ -36,7 +35,7 @@ from .model import (
     ScriptError,
     Step,
     WaitForToolStep,
-    _absolute,
+    is_absolute,
 )
 
 _MAX_NODES: Final = 100_000
@@ -305,7 +304,7 @@ def _script(reader: _Reader, root: Node, source: str | None, base_url: str | Non
     url = None
     if "url" in top:
         url = reader.text(top["url"], "url")
-        if not _absolute(url):
+        if not is_absolute(url):
             raise reader.error(top["url"], f"url must be an absolute http(s) URL, not {url!r}")
     timeout = reader.seconds(top["timeout"], "timeout") if "timeout" in top else DEFAULT_TIMEOUT
     steps_node = top["steps"]
@@ -395,9 +394,9 @@ def _open(reader: _Reader, node: Node, line: int | None, base: str | None) -> Op
         scheme = urlsplit(url).scheme.lower()
     except ValueError as exc:
         raise reader.error(url_node, f"open: {url!r} is not a URL ({exc})") from None
-    if scheme and not _absolute(url) and not re.fullmatch(r"[a-z]", scheme):
+    if scheme and not is_absolute(url) and not re.fullmatch(r"[a-z]", scheme):
         raise reader.error(url_node, f"open: only http, https and file URLs, not {scheme}:")
-    if not _absolute(url) and not base:
+    if not is_absolute(url) and not base:
         raise reader.error(
             url_node, f"open: {url!r} is relative; give the script a url (or a base URL)"
         )

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, Literal, TypeVar
+from typing import Any, ClassVar, Final, Literal
 
+from ...core.timeouts import DEFAULT_TIMEOUT
 from ...core.urls import join_url, split_url
 from ..policy import first_name
 
-DEFAULT_TIMEOUT: Final = 30.0
 DEFAULT_ATTEMPTS: Final = 3
 MAX_ATTEMPTS: Final = 10
-MAX_TIMEOUT: Final = 3600.0
 MAX_SCRIPT_BYTES: Final = 1_000_000
 """The largest script file ``load_script`` reads (a megabyte)."""
 
@@ -152,23 +151,13 @@ class Script:
     def resolve(self, url: str, base_url: str | None = None) -> str:
         """An ``open`` step's URL made absolute against ``base_url`` or the script's ``url``."""
         base = base_url or self.url
-        if _absolute(url):
+        if is_absolute(url):
             return url
         if not base:
             raise ScriptError(None, f"{url!r} is relative and the script has no url")
         return join_url(base, url)
 
 
-def _absolute(url: str) -> bool:
+def is_absolute(url: str) -> bool:
+    """Whether a script's URL is absolute (http, https or file), not relative to its ``url``."""
     return split_url(url).scheme.lower() in ("http", "https", "file")
-
-
-# -- paths -----------------------------------------------------------------------------------
-
-
-T = TypeVar("T")
-
-
-def iter_steps(script: Script, action: type[T]) -> list[T]:
-    """The steps of one type, in order."""
-    return [s for s in script.steps if isinstance(s, action)]

@@ -6,16 +6,15 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ...core.records import BackendName, BrowserReport, Tool
-from ...core.urls import split_url
+from ...core.records import BackendName, BrowserReport, FrameEventType, Tool
 
 ToolsChanged = Callable[[list[Tool], list[Tool]], None]
 """Called with (added, removed) whenever the backend sees the page's tools change."""
 
-Interrupted = Callable[[str, str, dict[str, Any]], None]
+Interrupted = Callable[[FrameEventType, str, dict[str, Any]], None]
 """Called with (kind, frame_id, detail) when a frame navigates or goes away, or the page ends.
 
-kind is one of "navigated", "detached", "closed", "crashed", "disconnected". frame_id is "" for
+frame_id is "" for
 the whole page; "crashed" or "closed" with a frame_id is that frame's own process or popup only.
 """
 
@@ -98,9 +97,3 @@ def frame_chain(parents: dict[str, str | None], frame_id: str) -> list[str]:
         chain.append(current)
         current = parents.get(current)
     return chain
-
-
-def origin_of(url: str) -> str:
-    """scheme://host[:port] of url; "" for URLs without one (about:blank, data:)."""
-    parts = split_url(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import Error as PlaywrightError
 
 from ...core.errors import WebMCPUnavailableError
-from ...core.records import BackendName, BrowserReport, Tool, normalise_annotations
-from .._pw import as_async
+from ...core.records import BackendName, BrowserReport, FrameEventType, Tool, normalise_annotations
+from ...core.urls import origin_of
+from ..adapters import as_async, async_view, impl_of, is_target_closed
 from .base import (
     CallRefusedError,
     Interrupted,
@@ -27,7 +28,6 @@ from .base import (
     ToolNotFoundError,
     ToolsChanged,
     frame_chain,
-    origin_of,
 )
 
 if TYPE_CHECKING:
@@ -191,7 +191,7 @@ class CdpBackend:
     async def open(self, on_tools: ToolsChanged, on_interrupt: Interrupted) -> None:
         self._on_tools, self._on_interrupt = on_tools, on_interrupt
         page = self._page
-        context = _key(page).context
+        context = impl_of(page).context
         main = await self._attach(page, page, is_page=True)
         self._main = main
         self._listen(page, "close", lambda _: self._gone("closed"))
@@ -206,7 +206,7 @@ class CdpBackend:
         self._read_tree(main, tree["frameTree"])
         main.root = self.main_frame_id
         self._targets[main.root] = main
-        self._pages[_key(page)] = (page, main.root)
+        self._pages[impl_of(page)] = (page, main.root)
         try:
             await main.send("WebMCP.enable", {})
         except Exception as exc:
@@ -216,7 +216,7 @@ class CdpBackend:
                 f"for a polyfilled page ({str(exc).splitlines()[0]})."
             ) from exc
         await self._scan_child_frames(main)
-        for frame in _key(page).frames:
+        for frame in impl_of(page).frames:
             if frame.parent_frame is not None:
                 await self._adopt(frame)
 
@@ -239,7 +239,7 @@ class CdpBackend:
 
     async def _attach(self, page: Page, what: Page | Frame, *, is_page: bool) -> _Target:
         """A new CDP session for a page or an out-of-process frame, with our handlers on it."""
-        cdp = await _fresh(_key(page).context).new_cdp_session(_fresh(_key(what)))
+        cdp = await async_view(impl_of(page).context).new_cdp_session(async_view(impl_of(what)))
         target = _Target(cdp, page=page, is_page=is_page)
         handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "WebMCP.toolsAdded": lambda p: self._tools_added(target, p),
@@ -301,7 +301,7 @@ class CdpBackend:
         frame_id = frame["id"]
         url = frame.get("url", "") + frame.get("urlFragment", "")
         self._frames[frame_id] = url
-        self._origins[frame_id] = _origin(frame.get("securityOrigin"), url)
+        self._origins[frame_id] = _frame_origin(frame.get("securityOrigin"), url)
         self._parents[frame_id] = frame.get("parentId")
         self._owner[frame_id] = target
 
@@ -497,15 +497,15 @@ class CdpBackend:
             del self._owner[frame_id]
         self.spawn(self._detach(target))
 
-    def _gone(self, kind: str) -> None:
+    def _gone(self, kind: FrameEventType) -> None:
         self._ended = self._ended or kind
         self._on_interrupt(kind, "", {})
 
     # -- out-of-process frames and popups --------------------------------------------------
     def _pw_frame_navigated(self, frame: Frame) -> None:
-        if self._closed or _key(frame).parent_frame is None:
+        if self._closed or impl_of(frame).parent_frame is None:
             return
-        self._in_process.discard(_key(frame))
+        self._in_process.discard(impl_of(frame))
         task = asyncio.ensure_future(self._adopt(frame))
         self._adopting.add(task)
         task.add_done_callback(self._adopting.discard)
@@ -517,8 +517,8 @@ class CdpBackend:
         (the page's `frameDetached {reason: swap}`) may be seen before Playwright has its target.
         """
         for page, _root in list(self._pages.values()):
-            for frame in _key(page).frames:
-                key = _key(frame)
+            for frame in impl_of(page).frames:
+                key = impl_of(frame)
                 if frame.parent_frame is None or key in self._by_frame or key in self._in_process:
                     continue
                 task = asyncio.ensure_future(self._adopt(frame))
@@ -538,9 +538,9 @@ class CdpBackend:
 
     async def _open_frame_target(self, frame: Frame) -> _Target | None:
         """The new, WebMCP-enabled session of an out-of-process frame; None if it needs none."""
-        if self._closed or _key(frame).is_detached():
+        if self._closed or impl_of(frame).is_detached():
             return None
-        old = self._by_frame.get(_key(frame))
+        old = self._by_frame.get(impl_of(frame))
         if old is not None and not old.gone:
             try:
                 await asyncio.wait_for(old.cdp.send("Browser.getVersion", {}), _SMALL_WAIT)
@@ -553,7 +553,7 @@ class CdpBackend:
         try:
             target = await self._attach(page, frame, is_page=False)
         except Exception:
-            self._in_process.add(_key(frame))
+            self._in_process.add(impl_of(frame))
             return None  # part of its parent's process: that target reports it
         try:
             await target.send("Page.enable", {})
@@ -572,7 +572,7 @@ class CdpBackend:
         self._drop_tools(self._subtree(root))
         self._read_tree(target, tree["frameTree"])
         self._targets[root] = target
-        self._by_frame[_key(frame)] = target
+        self._by_frame[impl_of(frame)] = target
         try:
             await target.send("WebMCP.enable", {})
         except Exception:
@@ -580,7 +580,7 @@ class CdpBackend:
         return target
 
     def _page_of_frame(self, frame: Frame) -> Page | None:
-        known = self._pages.get(_key(_key(frame).page))
+        known = self._pages.get(impl_of(impl_of(frame).page))
         return None if known is None else known[0]
 
     def _pw_new_page(self, page: Page) -> None:
@@ -593,10 +593,10 @@ class CdpBackend:
     async def _follow_popup(self, page: Page) -> None:
         """Follow a page that one of ours opened (window.open, target=_blank)."""
         try:
-            opener = await asyncio.wait_for(_key(page).opener(), _SMALL_WAIT)
+            opener = await asyncio.wait_for(impl_of(page).opener(), _SMALL_WAIT)
         except Exception:
             return
-        if opener is None or _key(opener) not in self._pages or self._closed:
+        if opener is None or impl_of(opener) not in self._pages or self._closed:
             return
         try:
             target = await self._attach(page, page, is_page=True)
@@ -608,7 +608,7 @@ class CdpBackend:
         target.root = root
         self._read_tree(target, tree["frameTree"])
         self._targets[root] = target
-        self._pages[_key(page)] = (page, root)
+        self._pages[impl_of(page)] = (page, root)
         self._listen(page, "close", lambda _: self._popup_gone(page, target, "closed"))
         self._listen(page, "crash", lambda _: self._popup_gone(page, target, "crashed"))
         self._listen(page, "framenavigated", self._pw_frame_navigated)
@@ -617,14 +617,14 @@ class CdpBackend:
         except Exception:
             return
         await self._scan_child_frames(target)
-        for frame in _key(page).frames:
+        for frame in impl_of(page).frames:
             if frame.parent_frame is not None:
                 await self._adopt(frame)
 
-    def _popup_gone(self, page: Page, target: _Target, kind: str) -> None:
+    def _popup_gone(self, page: Page, target: _Target, kind: FrameEventType) -> None:
         if self._closed:
             return
-        known = self._pages.pop(_key(page), None)
+        known = self._pages.pop(impl_of(page), None)
         if known is None:
             return
         root = known[1]
@@ -658,7 +658,7 @@ class CdpBackend:
             reply = await target.cdp.send("WebMCP.invokeTool", params)
         except PlaywrightError as exc:
             message = str(exc).split("Protocol error (WebMCP.invokeTool): ")[-1].splitlines()[0]
-            if target.gone or self._ended or self._closed or _closed_error(exc):
+            if target.gone or self._ended or self._closed or is_target_closed(exc):
                 raise TargetGoneError(message) from exc
             if message.strip() == _TOOL_NOT_FOUND:
                 raise ToolNotFoundError(message) from exc
@@ -759,7 +759,7 @@ class CdpBackend:
         A handler on an API object would wrap each new frame or page in that API's class first,
         and Playwright keeps the first wrapper: a sync-API user would then get async objects.
         """
-        impl = _key(emitter)
+        impl = impl_of(emitter)
         impl.on(event, handler)
         self._listeners.append((impl, event, handler))
 
@@ -772,18 +772,6 @@ class CdpBackend:
         task.add_done_callback(self._tasks.discard)
 
 
-def _key(obj: Any) -> Any:
-    """The same Playwright object, whichever API (sync, async) wrapper it came in."""
-    return getattr(obj, "_impl_obj", obj)
-
-
-def _fresh(impl: Any) -> Any:
-    """An async-API view of a Playwright implementation object, not kept by Playwright."""
-    import playwright.async_api as async_api
-
-    return getattr(async_api, type(impl).__name__)(impl)
-
-
 def _no_tools(added: list[Tool], removed: list[Tool]) -> None:
     pass
 
@@ -792,14 +780,9 @@ def _no_interrupt(kind: str, frame_id: str, detail: dict[str, Any]) -> None:
     pass
 
 
-def _closed_error(exc: Exception) -> bool:
-    """Whether Playwright says the session's target (page, frame, browser) has closed."""
-    from playwright._impl._errors import TargetClosedError
-
-    return isinstance(exc, TargetClosedError)
-
-
-def _origin(security_origin: Any, url: str) -> str:
+def _frame_origin(security_origin: Any, url: str) -> str:
+    """The frame's origin as the browser gives it (an about:blank frame has its parent's), else
+    its URL's."""
     if isinstance(security_origin, str) and security_origin and security_origin != "://":
         return security_origin
     return origin_of(url)

@@ -24,8 +24,16 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
-from ...core.records import BackendName, BrowserReport, Source, Tool, normalise_annotations
-from .._pw import as_async
+from ...core.records import (
+    BackendName,
+    BrowserReport,
+    FrameEventType,
+    Source,
+    Tool,
+    normalise_annotations,
+)
+from ...core.urls import origin_of
+from ..adapters import as_async, impl_of
 from .base import (
     BackendError,
     CallRefusedError,
@@ -34,7 +42,6 @@ from .base import (
     ToolNotFoundError,
     ToolsChanged,
     frame_chain,
-    origin_of,
 )
 
 __all__ = [
@@ -300,7 +307,7 @@ class InPageBackend:
         await asyncio.gather(*(self._refresh(f) for f in frames))
         tools: list[Tool] = []
         for frame in frames:
-            fid = self._ids.get(_key(frame))
+            fid = self._ids.get(impl_of(frame))
             if fid is not None:
                 tools.extend(self._tools.get(fid, {}).values())
         return tools
@@ -393,11 +400,11 @@ class InPageBackend:
 
     def _frame_id(self, frame: Frame) -> str:
         frame = as_async(frame)
-        fid = self._ids.get(_key(frame))
+        fid = self._ids.get(impl_of(frame))
         if fid is None:
             fid = f"inpage:{self._next_frame}"
             self._next_frame += 1
-            self._ids[_key(frame)] = fid
+            self._ids[impl_of(frame)] = fid
             self._frames[fid] = frame
             parent = frame.parent_frame
             self._parents[fid] = None if parent is None else self._frame_id(parent)
@@ -449,7 +456,7 @@ class InPageBackend:
 
     def _frame_detached(self, frame: Frame) -> None:
         frame = as_async(frame)
-        fid = self._ids.pop(_key(frame), None)
+        fid = self._ids.pop(impl_of(frame), None)
         if fid is None or self._closed:
             return
         self._frames.pop(fid, None)
@@ -566,7 +573,7 @@ class InPageBackend:
             BrowserReport(protocol_error=f"no answer: the {_subject(kind)} ({message})")
         )
 
-    def _page_gone(self, kind: str) -> None:
+    def _page_gone(self, kind: FrameEventType) -> None:
         if self._gone or self._closed:
             return
         self._gone = kind
@@ -598,7 +605,7 @@ class InPageBackend:
             except Exception:
                 log.exception("on_tools callback failed")
 
-    def _interrupt(self, kind: str, frame_id: str, detail: dict[str, Any]) -> None:
+    def _interrupt(self, kind: FrameEventType, frame_id: str, detail: dict[str, Any]) -> None:
         if self._on_interrupt is not None and not self._closed:
             try:
                 self._on_interrupt(kind, frame_id, detail)
@@ -620,11 +627,6 @@ async def detect_implementation(page: Page, *, timeout: float = EVAL_TIMEOUT) ->
     except (asyncio.TimeoutError, PlaywrightError):
         return None
     return result if isinstance(result, str) else None
-
-
-def _key(frame: Frame) -> object:
-    # The sync and async APIs wrap one implementation object per frame; wrappers may differ.
-    return getattr(frame, "_impl_obj", frame)
 
 
 def _subject(kind: str) -> str:

@@ -11,10 +11,10 @@ those are left to it, so no tool is listed twice.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ...core.errors import WebMCPUnavailableError
-from ...core.records import Tool
+from ...core.records import BackendChoice, Tool
 from .base import Backend, BackendError, CallRefusedError, Interrupted, Invocation, ToolsChanged
 from .cdp import CdpBackend
 
@@ -23,17 +23,14 @@ if TYPE_CHECKING:
 
     from .inpage import InPageBackend
 
-__all__ = ["SourceFilter", "Sources"]
-
-SourceFilter = Literal["auto", "cdp", "inpage"]
-"""Which sources a session uses: all of them ("auto"), or only one kind."""
+__all__ = ["Sources"]
 
 
 class Sources:
     """The page's tool sources, opened together and listed as one."""
 
-    def __init__(self, page: Page, which: SourceFilter = "auto") -> None:
-        self.name: SourceFilter = which
+    def __init__(self, page: Page, which: BackendChoice = "auto") -> None:
+        self.name: BackendChoice = which
         self.page = page
         self.cdp: CdpBackend | None = CdpBackend(page) if which in ("auto", "cdp") else None
         self.inpage: InPageBackend | None = None

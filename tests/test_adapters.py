@@ -1,0 +1,91 @@
+"""Each internal of Playwright and of the MCP SDK that `session/adapters.py` reaches into is still
+there, with the shape used, on the installed versions: an upgrade that moves one fails here first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+
+import playwright.async_api as async_api
+import pytest
+from mcp.server.lowlevel import Server
+from mcp.server.session import ServerSession
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+
+from webmcp_harness.session.adapters import (
+    as_async,
+    async_view,
+    client_key,
+    impl_of,
+    is_sync,
+    is_target_closed,
+    run_sync,
+    without_middleware,
+)
+
+
+def test_both_apis_wrap_one_implementation_object_with_what_the_backends_use(page: Page) -> None:
+    impl = impl_of(page)
+    assert impl is not page
+    assert impl_of(as_async(page)) is impl  # one key, whichever wrapper
+    assert impl_of(impl) is impl
+    view = async_view(impl)
+    assert isinstance(view, async_api.Page)
+    assert isinstance(as_async(page), async_api.Page)
+    assert is_sync(page)
+    assert not is_sync(view)
+    # What the CDP source reads and calls on implementation objects.
+    for name in ("context", "frames", "main_frame", "on", "remove_listener", "opener"):
+        assert hasattr(impl, name), name
+    frame = impl.main_frame
+    assert frame.parent_frame is None
+    assert callable(frame.is_detached)
+    assert frame.page is impl
+    assert hasattr(impl.context, "browser")
+    assert isinstance(async_view(impl.context), async_api.BrowserContext)
+
+
+def test_a_sync_page_runs_a_coroutine_on_its_own_loop(page: Page) -> None:
+    async def answer() -> int:
+        await asyncio.sleep(0)
+        return 42
+
+    assert run_sync(page, answer()) == 42
+
+
+def test_a_closed_target_is_told_by_its_error_class(page: Page) -> None:
+    other = page.context.new_page()
+    other.close()
+    with pytest.raises(PlaywrightError) as caught:
+        other.evaluate("1")
+    assert is_target_closed(caught.value)
+    assert not is_target_closed(PlaywrightError("something else"))
+
+
+def test_the_tracing_group_types_are_importable() -> None:
+    from playwright._impl._api_structures import Location
+    from playwright.sync_api._generated import Tracing
+
+    assert "file" in Location.__annotations__
+    assert callable(Tracing.group)
+
+
+def test_an_mcp_server_session_keeps_its_clients_connection() -> None:
+    assert "_connection" in ServerSession.__init__.__code__.co_names  # self._connection = ...
+    assert "connection" in inspect.signature(ServerSession).parameters
+
+    class Connection:
+        protocol_version = "2025-06-18"
+
+    connection = Connection()
+    session = ServerSession(request_outbound=object(), connection=connection)  # type: ignore[arg-type]
+    assert client_key(session) == id(connection)
+
+
+def test_an_mcp_server_has_a_middleware_list_to_empty() -> None:
+    server: Server[object] = Server("test")
+    assert isinstance(server.middleware, list)
+    without_middleware(server)
+    assert server.middleware == []

@@ -36,7 +36,7 @@ from webmcp_harness.agent import (
     make_check,
     run_check,
 )
-from webmcp_harness.agent.gateway import _size
+from webmcp_harness.agent.gateway import output_size
 from webmcp_harness.agent.kinds import (
     NO_BROWSER,
     NO_CONFIRM,
@@ -483,11 +483,13 @@ def test_once_the_owner_says_yes_the_same_call_goes_through_once(site: Site) -> 
 
 
 def test_an_approval_is_kept_when_the_call_never_reached_the_tool(site: Site) -> None:
-    site.open_demo("/product?id=tidal-tee")
+    site.open_demo("/checkout?items=harbor-mug:1")
     gw = site.gateway()
     assert gw.use_tool("place_order", TO_JO) == ask(TO_SOMEONE_UNNAMED)
     assert gw.approve("place_order")
+    site.open_demo("/product?id=tidal-tee")
     assert gw.use_tool("place_order", TO_JO)["error"] == "not_found"  # not on this page
+    assert gw.calls[-1].decision is None  # so the approval was not spent on it
     site.open_demo("/checkout?items=harbor-mug:1")
     assert "content" in gw.use_tool("place_order", TO_JO)
 
@@ -628,4 +630,8 @@ def test_a_tool_that_is_not_on_the_page_is_not_found_before_the_check_asks(site:
 def test_the_size_of_what_a_call_returned_is_its_results_json() -> None:
     result: ToolResult = {"content": [{"type": "text", "text": "x" * 5000}]}
     returned = CallResult(result, CallRecord(id=1, tool="big", input={}))
-    assert _size(returned) == _size(result) == len(json.dumps(result, separators=(",", ":")))
+    assert (
+        output_size(returned)
+        == output_size(result)
+        == len(json.dumps(result, separators=(",", ":")))
+    )

@@ -30,6 +30,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from webmcp_harness.agent.policy import SENDS_SECRETS, TO_SOMEONE_UNNAMED
+from webmcp_harness.agent.specs import UNTRUSTED_RESULT
 from webmcp_harness.core.urls import split_url
 from webmcp_harness.testing.demo import serve_demo
 
@@ -156,7 +157,12 @@ class Client:
 
 
 def text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+    """The result's text, without the untrusted label (see test_page_strings_are_labelled)."""
+    return "\n".join(
+        c.text
+        for c in result.content
+        if isinstance(c, types.TextContent) and c.text != UNTRUSTED_RESULT
+    )
 
 
 def code(result: types.CallToolResult) -> str | None:

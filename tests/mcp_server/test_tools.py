@@ -53,7 +53,7 @@ def test_untrusted_content_is_open_world() -> None:
 
 
 def test_a_spec_is_an_object_schema_with_the_pages_own_name_in_meta() -> None:
-    spec = tool_spec("ask__x", tool("ask", title="Ask us"))
+    spec = tool_spec(tool("ask", title="Ask us"), "ask__x", meta=True)
     assert spec["inputSchema"] == {"type": "object", "properties": {}}
     assert spec["title"] == "Ask us"
     assert spec["_meta"]["webmcp-harness/tool"] == "ask"

@@ -30,7 +30,12 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from webmcp_harness.agent.policy import SENDS_SECRETS, TO_SOMEONE_UNNAMED
-from webmcp_harness.agent.specs import UNTRUSTED_RESULT
+from webmcp_harness.agent.specs import (
+    CONSEQUENTIAL,
+    READ_ONLY,
+    UNTRUSTED_DESCRIPTION,
+    UNTRUSTED_RESULT,
+)
 from webmcp_harness.core.urls import split_url
 from webmcp_harness.testing.demo import serve_demo
 
@@ -527,6 +532,43 @@ def test_a_hostile_answer_is_a_coded_result_and_the_server_keeps_serving(
         assert "over the limit" in text(result)
     echo = stdio.call("echo", {"text": "still here"})
     assert json.loads(text(echo)) == {"echo": "still here"}
+
+
+# -- untrusted labels ---------------------------------------------------------------------------
+def test_page_strings_are_labelled_untrusted_by_default(stdio: Client, demo: str) -> None:
+    stdio.open(f"{demo}/checkout?items=harbor-mug:2")
+    tools = {t.name: t for t in stdio.run(lambda s: stdio.listed(s, "place_order"))}
+    place, cart = tools["place_order"], tools["view_cart"]
+    assert (place.description or "").startswith(UNTRUSTED_DESCRIPTION + "\n" + CONSEQUENTIAL)
+    assert "charges the buyer" in (place.description or "")
+    assert (cart.description or "").startswith(UNTRUSTED_DESCRIPTION + "\n" + READ_ONLY)
+    assert UNTRUSTED_DESCRIPTION not in (tools["browser_open"].description or "")
+    seen = stdio.call("view_cart")
+    texts = [c.text for c in seen.content if isinstance(c, types.TextContent)]
+    assert texts[-1] == UNTRUSTED_RESULT  # last: the page's JSON stays the first text
+    assert json.loads(texts[0]) == seen.structured_content or seen.structured_content is None
+    failed = stdio.call("place_order", {"email": "not an address"})
+    first = failed.content[0]
+    assert isinstance(first, types.TextContent)
+    assert first.text.startswith("Error [invalid_input]: ")  # the coded first text stays
+    assert code(failed) == "invalid_input"
+
+
+def test_no_untrusted_labels_leaves_page_strings_as_the_page_gave_them(
+    tmp_path: Path, demo: str
+) -> None:
+    with (tmp_path / "server.log").open("w") as log:
+        client = Client(_stdio(log, "--no-untrusted-labels", f"{demo}/cart"), elicit=False)
+        client.start()
+        try:
+            tools = {t.name: t for t in client.run(lambda s: client.listed(s, "view_cart"))}
+            assert UNTRUSTED_DESCRIPTION not in (tools["view_cart"].description or "")
+            seen = client.call("view_cart")
+            assert all(
+                c.text != UNTRUSTED_RESULT for c in seen.content if isinstance(c, types.TextContent)
+            )
+        finally:
+            client.close()
 
 
 # -- streamable HTTP, no elicitation, a 4 s timeout, --confirm ---------------------------------

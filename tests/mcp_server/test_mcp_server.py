@@ -571,6 +571,49 @@ def test_no_untrusted_labels_leaves_page_strings_as_the_page_gave_them(
             client.close()
 
 
+# -- the generic tools ------------------------------------------------------------------------
+def test_webmcp_list_tools_gives_the_pages_tools_now_with_their_frames(
+    stdio: Client, demo: str
+) -> None:
+    stdio.open(f"{demo}/product?id=harbor-mug")
+    listed = stdio.call("webmcp_list_tools")
+    assert not listed.is_error, text(listed)
+    tools = {t["name"]: t for t in (listed.structured_content or {})["tools"]}
+    assert "place_order" not in tools
+    cart = tools["add_to_cart"]
+    assert cart["inputSchema"]["type"] == "object"
+    assert cart["frame"]["main"] is True
+    assert cart["mcpName"] == "add_to_cart"
+    assert cart["description"].startswith(UNTRUSTED_DESCRIPTION)
+
+
+def test_webmcp_call_tool_reaches_a_tool_that_appeared_after_a_navigation_without_relisting(
+    stdio: Client, demo: str
+) -> None:
+    stdio.open(f"{demo}/product?id=harbor-mug")
+    asked = len(stdio.asked)
+    missing = stdio.call("webmcp_call_tool", {"name": "place_order", "input": ORDER})
+    assert code(missing) == "unavailable"  # not on this page: the check is not asked
+    assert text(missing).startswith('Error [unavailable]: No tool "place_order"')
+    assert len(stdio.asked) == asked
+    added = stdio.call("webmcp_call_tool", {"name": "add_to_cart", "input": {"quantity": 1}})
+    assert not added.is_error, text(added)
+    stdio.call("webmcp_call_tool", {"name": "go_to_checkout"})  # it navigates to /checkout
+    stdio.answer = "accept"
+    placed = stdio.call("webmcp_call_tool", {"name": "place_order", "input": ORDER})
+    assert not placed.is_error, text(placed)
+    assert json.loads(text(placed))["status"] == "confirmed"
+    assert TO_SOMEONE_UNNAMED in stdio.asked[-1]  # the same check, asked through elicitation
+    refused = stdio.call(
+        "webmcp_call_tool",
+        {"name": "place_order", "input": {**ORDER, "card_number": "4111 1111 1111 1111"}},
+    )
+    assert refused.is_error
+    assert SENDS_SECRETS in (refused.structured_content or {}).get("refused", "")
+    bad = stdio.call("webmcp_call_tool", {"name": "place_order", "input": "x"})  # type: ignore[dict-item]
+    assert code(bad) == "invalid_input"
+
+
 # -- streamable HTTP, no elicitation, a 4 s timeout, --confirm ---------------------------------
 def test_over_http_the_tools_are_listed_and_a_call_answers(http: Client, demo: str) -> None:
     http.open(f"{demo}/")

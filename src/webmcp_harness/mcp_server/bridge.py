@@ -45,7 +45,7 @@ from ..core.results import ToolErrorCode, code_of, tool_error
 from ..core.text import safe_text
 from ..core.urls import join_url, split_url
 from ..session.browser import goto
-from .tools import BROWSER_TOOLS, clean, expose, tool_spec
+from .tools import BROWSER_TOOLS, CALL_TOOL, GENERIC_TOOLS, LIST_TOOLS, clean, expose, tool_spec
 
 if TYPE_CHECKING:
     from ..session import WebMCPSession
@@ -54,6 +54,7 @@ __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "Ask", "Bridge"]
 
 _SHOWN: Final = 500
 _BROWSER = {spec["name"] for spec in BROWSER_TOOLS}
+_HARNESS: Final = (*BROWSER_TOOLS, *GENERIC_TOOLS)
 
 Ask = Callable[[str], Awaitable[bool | None]]
 """Ask the person a yes/no question: True yes, False no, None when they cannot be asked."""
@@ -115,7 +116,7 @@ class Bridge:
             exposed = await self.exposed()
         except Error:
             exposed = {}
-        return self._specs(exposed) + [dict(spec) for spec in BROWSER_TOOLS]
+        return self._specs(exposed) + [dict(spec) for spec in _HARNESS]
 
     # -- calls -----------------------------------------------------------------------------
     async def call(
@@ -127,6 +128,10 @@ class Bridge:
         try:
             if name in _BROWSER:
                 result = await self._browser(name, data)
+            elif name == LIST_TOOLS:
+                result = await self._list_generic()
+            elif name == CALL_TOOL:
+                result = await self._call_generic(data, ask)
             else:
                 result = await self._page_tool(name, data, ask)
         except asyncio.CancelledError:
@@ -184,6 +189,41 @@ class Bridge:
         if self.labels and not ran.held and ran.result.get("isError") is not True:
             return labelled_result(ran.result)
         return ran.result
+
+    async def _list_generic(self) -> dict[str, Any]:
+        """webmcp_list_tools: the page's tools now, with their frames (read fresh)."""
+        self._exposed = None
+        try:
+            exposed = await self.exposed()
+        except Error as err:
+            return dict(tool_error(ToolErrorCode.UNAVAILABLE, err.message))
+        tools = []
+        for mcp_name, tool in exposed.items():
+            spec = tool_spec(tool, labels=self.labels)
+            spec["frame"] = {
+                "id": tool.frame_id,
+                "url": tool.frame_url,
+                "main": self.session.is_main_frame(tool),
+            }
+            spec["mcpName"] = mcp_name
+            tools.append(spec)
+        value = {"url": self.session.page.url, "tools": tools}
+        result = {
+            "content": [{"type": "text", "text": _compact(value)}],
+            "structuredContent": value,
+        }
+        return labelled_result(result) if self.labels else result
+
+    async def _call_generic(self, data: Mapping[str, Any], ask: Ask | None) -> dict[str, Any]:
+        """webmcp_call_tool {name, input, frame?}: a page tool through the same path."""
+        name, args, frame = data.get("name"), data.get("input"), data.get("frame")
+        if not isinstance(name, str) or not name:
+            return dict(tool_error(ToolErrorCode.INVALID_INPUT, "name must be non-empty text."))
+        if args is not None and not isinstance(args, Mapping):
+            return dict(tool_error(ToolErrorCode.INVALID_INPUT, "input must be an object."))
+        if frame is not None and not isinstance(frame, str):
+            return dict(tool_error(ToolErrorCode.INVALID_INPUT, "frame must be text."))
+        return await self._page_tool(name, dict(args or {}), ask, frame or None)
 
     def _question(self, tool: str, data: Mapping[str, Any], decision: Decision | None) -> str:
         reason = decision.reason if decision is not None and decision.reason else "the check asks"

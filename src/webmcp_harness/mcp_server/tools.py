@@ -6,7 +6,13 @@ of the same name (another frame), or a page tool whose name starts with ``browse
 for the harness), is named ``<name>__<frame host>`` (``ask_support__localhost-8123``), with
 ``_2``, ``_3``... added while that is taken too. Characters MCP does not allow in a name
 (``[A-Za-z0-9_.-]``, 1 to 128 long) become ``_``. Each tool's ``_meta`` keeps the page's own name
-and frame.
+and frame. The generic tools' names (``webmcp_list_tools``, ``webmcp_call_tool``) are reserved
+the same way.
+
+The harness's own tools (``BROWSER_TOOLS``): ``browser_open``, ``browser_wait_for_tool``,
+``browser_confirm``, ``browser_screenshot``, and the generic ``webmcp_list_tools`` (the page's
+tools now) and ``webmcp_call_tool {name, input, frame?}`` (a page tool by its page name, through
+the same path and check as the per-tool names) for clients that never list tools again.
 
 A page tool's spec (description, schema, annotations, the untrusted labels) is rendered by
 ``agent.specs.tool_spec``, the one renderer the gateway uses too.
@@ -24,6 +30,9 @@ from ..core.urls import split_url
 
 __all__ = [
     "BROWSER_TOOLS",
+    "CALL_TOOL",
+    "GENERIC_TOOLS",
+    "LIST_TOOLS",
     "META",
     "clean",
     "expose",
@@ -34,6 +43,8 @@ __all__ = [
 _NAME_OK = re.compile(r"[^A-Za-z0-9_.-]")
 _MAX_NAME: Final = 128
 _RESERVED: Final = "browser_"
+LIST_TOOLS: Final = "webmcp_list_tools"
+CALL_TOOL: Final = "webmcp_call_tool"
 
 
 def _host(tool: Tool) -> str:
@@ -51,7 +62,7 @@ def expose(tools: Iterable[Tool], is_main: Callable[[Tool], bool]) -> dict[str, 
     for tool in ordered:
         base = _NAME_OK.sub("_", tool.name)[:_MAX_NAME] or "_"
         name = base
-        if name in taken or name.startswith(_RESERVED):
+        if name in taken or name.startswith(_RESERVED) or name in (LIST_TOOLS, CALL_TOOL):
             name = f"{base}__{_host(tool)}"[:_MAX_NAME]
             stem, n = name, 2
             while name in taken:
@@ -143,3 +154,51 @@ BROWSER_TOOLS: Final[tuple[dict[str, Any], ...]] = (
     },
 )
 """The harness's own tools, in ``tools/list`` shape."""
+
+GENERIC_TOOLS: Final[tuple[dict[str, Any], ...]] = (
+    {
+        "name": LIST_TOOLS,
+        "title": "List the page's tools",
+        "description": (
+            "The WebMCP tools of the page as it is now (every frame): name, description, input "
+            "schema, annotations and frame. For clients that do not follow tools/list changes; "
+            "call one with webmcp_call_tool."
+        ),
+        "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
+        "annotations": {
+            "title": "List the page's tools",
+            "readOnlyHint": True,
+            "openWorldHint": False,
+        },
+    },
+    {
+        "name": CALL_TOOL,
+        "title": "Call a page tool",
+        "description": (
+            "Call a WebMCP tool of the page by its name, as webmcp_list_tools gives it, even one "
+            "that appeared after tools/list. Same results, codes and check as calling the tool "
+            "under its own name."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The tool's name on the page."},
+                "input": {"type": "object", "description": "The tool's input (default {})."},
+                "frame": {
+                    "type": "string",
+                    "description": "Which frame's tool: a frame id, origin or part of its URL "
+                    "(default: the main frame's first).",
+                },
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+        "annotations": {
+            "title": "Call a page tool",
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "openWorldHint": True,
+        },
+    },
+)
+"""The generic tools, beside the per-tool names, in ``tools/list`` shape."""

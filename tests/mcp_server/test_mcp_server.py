@@ -352,6 +352,21 @@ def test_a_tool_the_page_registers_later_is_announced_and_listed(
     }
 
 
+def test_a_tool_registered_a_second_after_a_call_is_listed_and_called_without_a_reconnect(
+    stdio: Client, pages_url: str
+) -> None:
+    stdio.open(f"{pages_url}/mcp/late.html")
+    stdio.run(lambda s: stdio.listed(s, "register_later"))
+    before = len(stdio.notified)
+    assert not stdio.call("register_later").is_error
+    tools = stdio.run(lambda s: stdio.listed(s, "registered_later"))  # waits on list_changed
+    assert len(stdio.notified) > before
+    assert "registered_later" in {t.name for t in tools}
+    late = stdio.call("registered_later")
+    assert not late.is_error, text(late)
+    assert "without a reconnect" in text(late)
+
+
 def test_waiting_for_a_tool_that_never_comes_is_a_coded_unavailable(
     stdio: Client, pages_url: str
 ) -> None:

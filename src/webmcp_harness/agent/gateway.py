@@ -9,13 +9,15 @@ raises, except for the caller's own cancellation (``asyncio.CancelledError``):
 - ``{"not_done_yet": ...}`` or ``{"refused": ...}`` when the check held it back; then nothing
   ran in the page.
 
-Order of a call: the page's tools are read (for the tool's annotations and description), the
-check decides (an owner's approval turns an ask into allow; never a stop), then the session
-calls the tool. An approval is used up by the call it lets through, and given back when that
-call never reached the tool (no such tool, bad input, no WebMCP). An unknown ``source`` counts
-as ``"page"``. A result whose compact JSON is over ``max_output_bytes`` (default 1,000,000)
-is ``too_large``. Every call leaves a ``GatewayCall`` in ``gateway.calls``: the decision, the
-answer, the code, the kind and the session's ``CallRecord``.
+Order of a call (``run``, the one path that ``use_tool`` and ``serve`` take): the tool is looked
+up (a tool not listed is waited for up to ``LATE_TOOL_WAIT`` within the call's timeout; one still
+not there is ``unavailable``, kind ``not_found``, and the check is never asked), the check decides
+(an owner's approval turns an ask into allow; never a stop; ``ask``, when given, puts an ask to
+the person), then the session calls the tool that was looked up. An approval is used up by the
+call it lets through, and given back when that call never reached the tool (no such tool, bad
+input, no WebMCP). An unknown ``source`` counts as ``"page"``. A result whose compact JSON is over
+``max_output_bytes`` (default 1,000,000) is ``too_large``. Every call leaves a ``GatewayCall`` in
+``gateway.calls``: the decision, the answer, the code, the kind and the session's ``CallRecord``.
 
 What the gateway tells apart beyond the code (the conditions of ``kinds.py``): a page or
 browser without ``document.modelContext`` (``not_connected``, with a card); a page whose
@@ -24,9 +26,8 @@ whose own work a permissions policy refused (``forbidden``); a form that waits f
 but has no submit button (``unsupported``); a page closed, or a browser gone, before the call
 reached it, or a session that failed (``unavailable``).
 
-``tool_specs()`` gives each tool's annotations under the spec's names (the session normalises
-them: ``readOnlyHint``, ``untrustedContentHint``, ...), plus MCP's hint names for hints a page
-spells without ``Hint`` (``destructive``, ``idempotent``, ``openWorld``).
+``tool_specs()`` renders each tool with ``agent.specs.tool_spec``, the renderer ``serve`` uses:
+MCP annotations by one rule (``consequentialHint`` becomes ``destructiveHint``).
 """
 
 from __future__ import annotations

@@ -4,12 +4,15 @@
 (``server.py`` does): it lists tools in the ``tools/list`` shape and answers calls with coded
 MCP results (plain dicts), never raising for anything the page did.
 
-A page tool's call: the check (seed 003, the gateway's own: ``Gateway.hold``) looks at it first.
-When it asks and the client can ask the person (``ask``, MCP elicitation), the person's yes is
-the owner's approval: the call runs once. A no, or no way to ask, answers with the check's
-``not_done_yet`` text. A stop is never asked about and never runs: its ``refused`` text is the
-answer. Held answers are ``isError`` results whose text is the seed's JSON word for word and
-whose ``structuredContent`` is the same object. Then the session calls the tool in its frame.
+A page tool's call (under its own name, or through ``webmcp_call_tool``) takes the gateway's one
+path, ``Gateway.run``: the tool is looked up first (one that is not there is ``unavailable`` and
+the check is never asked), then the check (seed 003). When it asks and the client can ask the
+person (``ask``, MCP elicitation), the person's yes is the owner's approval: the call runs once. A
+no, or no way to ask, answers with the check's ``not_done_yet`` text. A stop is never asked about
+and never runs: its ``refused`` text is the answer. Held answers are ``isError`` results whose text
+is the seed's JSON word for word and whose ``structuredContent`` is the same object. Then the
+session calls the tool in its frame. With ``labels`` (the default), page tools' descriptions and
+results carry the untrusted labels of ``agent.specs``.
 
 Results over ``max_output_bytes`` (default 1,000,000, as the gateway) are coded ``failed``
 rather than sent; strings with lone surrogates are mended (U+FFFD). The transcript gets a

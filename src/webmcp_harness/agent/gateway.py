@@ -229,7 +229,7 @@ class Gateway:
     async def run(
         self,
         name: str,
-        input: Any = None,
+        input: Any,
         *,
         source: str = "owner",
         ask: Ask | None = None,
@@ -380,7 +380,7 @@ class Gateway:
                 message = f"The page didn't list its tools in {limit:g} s."
                 return call, self._fail(call, None, NO_BROWSER, message), None
         if tool is None:  # not there: nothing to ask the check about, nothing to run
-            missing = await session.not_there(name, call.input, frame=frame, timeout=limit)
+            missing = await session.not_there(name, call.input, frame)
             call.record = missing.record
             return call, self._answer(call, missing), missing
         held = await self.hold(call, tool)

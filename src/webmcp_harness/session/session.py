@@ -260,19 +260,13 @@ class WebMCPSession:
         record.timings["totalMs"] = (time.perf_counter() - started) * 1000
         return CallResult(result, record)
 
-    async def not_there(
-        self,
-        name: str,
-        args: dict[str, Any] | None = None,
-        *,
-        frame: str | None = None,
-        timeout: float | None = None,
-    ) -> CallResult:
+    async def not_there(self, name: str, args: Any, frame: str | None) -> CallResult:
         """What `call` answers for a tool that is not there (`unavailable`, naming the tools that
         are; the page's lack of WebMCP on its record), with its record, calling nothing: for a
-        caller that looked the tool up first and must not run one that appears meanwhile."""
+        caller that looked the tool up first and must not run one that appears meanwhile. Bounded
+        by the session's timeout (the probe for WebMCP, by its own shorter bound)."""
         self._check_open()
-        deadline = time.monotonic() + self._timeout(timeout)
+        deadline = time.monotonic() + self.timeout
         record = CallRecord(id=next(self._ids), tool=name, input=args if args is not None else {})
         self.records.append(record)
         if self._gone:

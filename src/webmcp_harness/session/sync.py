@@ -84,16 +84,9 @@ class WebMCPSession:
             ),
         )
 
-    def not_there(
-        self,
-        name: str,
-        args: dict[str, Any] | None = None,
-        *,
-        frame: str | None = None,
-        timeout: float | None = None,
-    ) -> CallResult:
+    def not_there(self, name: str, args: Any, frame: str | None) -> CallResult:
         """What `call` answers for a tool that is not there, calling nothing (see the async one)."""
-        return run_sync(self.page, self._core.not_there(name, args, frame=frame, timeout=timeout))
+        return run_sync(self.page, self._core.not_there(name, args, frame))
 
     def is_main_frame(self, tool: Tool) -> bool:
         """Whether tool is in the attached page's main frame (not an iframe, not a popup)."""

@@ -53,6 +53,7 @@ from webmcp_harness.agent.policy import (
     TO_SOMEONE_UNNAMED,
     secrets_rule,
 )
+from webmcp_harness.agent.specs import tool_spec
 from webmcp_harness.session.adapters import run_sync as run_on_page
 from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
@@ -534,6 +535,14 @@ def test_tool_specs_are_the_pages_tools_as_an_mcp_tools_list(site: Site) -> None
     assert order["inputSchema"]["required"] == ["email", "shipping", "payment"]
     assert order["annotations"]["readOnlyHint"] is False
     assert by_name["view_cart"]["annotations"]["readOnlyHint"] is True
+
+
+def test_tool_specs_are_rendered_by_the_one_renderer_serve_uses(site: Site) -> None:
+    site.open_demo("/checkout?items=harbor-mug:1")
+    specs = {s["name"]: s for s in json_ready(site.gateway().tool_specs())}
+    tools = {t.name: t for t in site.webmcp.tools()}
+    assert specs == {name: tool_spec(tool) for name, tool in tools.items()}
+    assert specs["place_order"]["annotations"]["destructiveHint"] is True  # consequentialHint
 
 
 def test_use_tool_answers_json_for_anything_it_is_given(site: Site) -> None:

@@ -24,7 +24,7 @@ PAIRS = [
 # Methods of an async core its sync face does not offer (yet), by name.
 ASYNC_ONLY = {
     AsyncSession: {"on_change"},
-    Gateway: {"hold"},
+    Gateway: {"hold", "run"},
 }
 # Constructors differ on purpose: a sync face wraps its core; `attach` takes the sync Page.
 NOT_COMPARED = {"__init__"}

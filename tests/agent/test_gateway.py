@@ -36,7 +36,7 @@ from webmcp_harness.agent import (
     make_check,
     run_check,
 )
-from webmcp_harness.agent.gateway import _size
+from webmcp_harness.agent.gateway import output_size
 from webmcp_harness.agent.kinds import (
     NO_BROWSER,
     NO_CONFIRM,
@@ -53,6 +53,7 @@ from webmcp_harness.agent.policy import (
     TO_SOMEONE_UNNAMED,
     secrets_rule,
 )
+from webmcp_harness.agent.specs import tool_spec
 from webmcp_harness.session.adapters import run_sync as run_on_page
 from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
@@ -483,11 +484,13 @@ def test_once_the_owner_says_yes_the_same_call_goes_through_once(site: Site) -> 
 
 
 def test_an_approval_is_kept_when_the_call_never_reached_the_tool(site: Site) -> None:
-    site.open_demo("/product?id=tidal-tee")
+    site.open_demo("/checkout?items=harbor-mug:1")
     gw = site.gateway()
     assert gw.use_tool("place_order", TO_JO) == ask(TO_SOMEONE_UNNAMED)
     assert gw.approve("place_order")
+    site.open_demo("/product?id=tidal-tee")
     assert gw.use_tool("place_order", TO_JO)["error"] == "not_found"  # not on this page
+    assert gw.calls[-1].decision is None  # so the approval was not spent on it
     site.open_demo("/checkout?items=harbor-mug:1")
     assert "content" in gw.use_tool("place_order", TO_JO)
 
@@ -532,6 +535,14 @@ def test_tool_specs_are_the_pages_tools_as_an_mcp_tools_list(site: Site) -> None
     assert order["inputSchema"]["required"] == ["email", "shipping", "payment"]
     assert order["annotations"]["readOnlyHint"] is False
     assert by_name["view_cart"]["annotations"]["readOnlyHint"] is True
+
+
+def test_tool_specs_are_rendered_by_the_one_renderer_serve_uses(site: Site) -> None:
+    site.open_demo("/checkout?items=harbor-mug:1")
+    specs = {s["name"]: s for s in json_ready(site.gateway().tool_specs())}
+    tools = {t.name: t for t in site.webmcp.tools()}
+    assert specs == {name: tool_spec(tool) for name, tool in tools.items()}
+    assert specs["place_order"]["annotations"]["destructiveHint"] is True  # consequentialHint
 
 
 def test_use_tool_answers_json_for_anything_it_is_given(site: Site) -> None:
@@ -616,7 +627,20 @@ def in_thread(body: Callable[[], Awaitable[Any]]) -> Any:
         return pool.submit(asyncio.run, main()).result(timeout=120)
 
 
+def test_a_tool_that_is_not_on_the_page_is_not_found_before_the_check_asks(site: Site) -> None:
+    site.open_demo("/")
+    gw = site.gateway()
+    answer = json_ready(gw.use_tool("place_order", TO_JO))
+    assert answer["error"] == "not_found"
+    assert "search_products" in answer["message"]
+    assert gw.calls[-1].decision is None  # the check was never asked
+
+
 def test_the_size_of_what_a_call_returned_is_its_results_json() -> None:
     result: ToolResult = {"content": [{"type": "text", "text": "x" * 5000}]}
     returned = CallResult(result, CallRecord(id=1, tool="big", input={}))
-    assert _size(returned) == _size(result) == len(json.dumps(result, separators=(",", ":")))
+    assert (
+        output_size(returned)
+        == output_size(result)
+        == len(json.dumps(result, separators=(",", ":")))
+    )

@@ -37,7 +37,11 @@ async def _list_and_call(params: StdioServerParameters, log: Path) -> tuple[set[
                 names = {tool.name for tool in (await session.list_tools()).tools}
                 result = await session.call_tool("get_product", {"product_id": "beacon-lantern"})
                 assert not result.is_error, result
-                said = "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+                said = (
+                    result.content[0].text
+                    if isinstance(result.content[0], types.TextContent)
+                    else ""
+                )
                 return names, said
 
 

@@ -30,6 +30,12 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from webmcp_harness.agent.policy import SENDS_SECRETS, TO_SOMEONE_UNNAMED
+from webmcp_harness.agent.specs import (
+    CONSEQUENTIAL,
+    READ_ONLY,
+    UNTRUSTED_DESCRIPTION,
+    UNTRUSTED_RESULT,
+)
 from webmcp_harness.core.urls import split_url
 from webmcp_harness.testing.demo import serve_demo
 
@@ -156,7 +162,12 @@ class Client:
 
 
 def text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+    """The result's text, without the untrusted label (see test_page_strings_are_labelled)."""
+    return "\n".join(
+        c.text
+        for c in result.content
+        if isinstance(c, types.TextContent) and c.text != UNTRUSTED_RESULT
+    )
 
 
 def code(result: types.CallToolResult) -> str | None:
@@ -341,6 +352,20 @@ def test_a_tool_the_page_registers_later_is_announced_and_listed(
     }
 
 
+def test_a_tool_registered_a_second_after_a_call_is_listed_and_called_without_a_reconnect(
+    stdio: Client, pages_url: str
+) -> None:
+    stdio.open(f"{pages_url}/mcp/late.html")
+    said = stdio.call("webmcp_call_tool", {"name": "register_later"})
+    assert "comes in one second" in text(said)
+    changes = len(stdio.notified)
+    listed = stdio.run(lambda s: stdio.listed(s, "registered_later"))  # waits on list_changed
+    assert "registered_later" in [t.name for t in listed]
+    assert len(stdio.notified) > changes or changes > 0
+    late = stdio.call("registered_later")  # by its own name, on the same connection
+    assert "without a reconnect" in text(late), text(late)
+
+
 def test_waiting_for_a_tool_that_never_comes_is_a_coded_unavailable(
     stdio: Client, pages_url: str
 ) -> None:
@@ -523,6 +548,86 @@ def test_a_hostile_answer_is_a_coded_result_and_the_server_keeps_serving(
     assert json.loads(text(echo)) == {"echo": "still here"}
 
 
+# -- untrusted labels ---------------------------------------------------------------------------
+def test_page_strings_are_labelled_untrusted_by_default(stdio: Client, demo: str) -> None:
+    stdio.open(f"{demo}/checkout?items=harbor-mug:2")
+    tools = {t.name: t for t in stdio.run(lambda s: stdio.listed(s, "place_order"))}
+    place, cart = tools["place_order"], tools["view_cart"]
+    assert (place.description or "").startswith(UNTRUSTED_DESCRIPTION + "\n" + CONSEQUENTIAL)
+    assert "charges the buyer" in (place.description or "")
+    assert (cart.description or "").startswith(UNTRUSTED_DESCRIPTION + "\n" + READ_ONLY)
+    assert UNTRUSTED_DESCRIPTION not in (tools["browser_open"].description or "")
+    seen = stdio.call("view_cart")
+    texts = [c.text for c in seen.content if isinstance(c, types.TextContent)]
+    assert texts[-1] == UNTRUSTED_RESULT  # last: the page's JSON stays the first text
+    assert json.loads(texts[0]) == seen.structured_content or seen.structured_content is None
+    failed = stdio.call("place_order", {"email": "not an address"})
+    first = failed.content[0]
+    assert isinstance(first, types.TextContent)
+    assert first.text.startswith("Error [invalid_input]: ")  # the coded first text stays
+    assert code(failed) == "invalid_input"
+
+
+def test_no_untrusted_labels_leaves_page_strings_as_the_page_gave_them(
+    tmp_path: Path, demo: str
+) -> None:
+    with (tmp_path / "server.log").open("w") as log:
+        client = Client(_stdio(log, "--no-untrusted-labels", f"{demo}/cart"), elicit=False)
+        client.start()
+        try:
+            tools = {t.name: t for t in client.run(lambda s: client.listed(s, "view_cart"))}
+            assert UNTRUSTED_DESCRIPTION not in (tools["view_cart"].description or "")
+            seen = client.call("view_cart")
+            assert all(
+                c.text != UNTRUSTED_RESULT for c in seen.content if isinstance(c, types.TextContent)
+            )
+        finally:
+            client.close()
+
+
+# -- the generic tools ------------------------------------------------------------------------
+def test_webmcp_list_tools_gives_the_pages_tools_now_with_their_frames(
+    stdio: Client, demo: str
+) -> None:
+    stdio.open(f"{demo}/product?id=harbor-mug")
+    listed = stdio.call("webmcp_list_tools")
+    assert not listed.is_error, text(listed)
+    tools = {t["name"]: t for t in (listed.structured_content or {})["tools"]}
+    assert "place_order" not in tools
+    cart = tools["add_to_cart"]
+    assert cart["inputSchema"]["type"] == "object"
+    assert cart["frame"]["main"] is True
+    assert cart["mcpName"] == "add_to_cart"
+    assert cart["description"].startswith(UNTRUSTED_DESCRIPTION)
+
+
+def test_webmcp_call_tool_reaches_a_tool_that_appeared_after_a_navigation_without_relisting(
+    stdio: Client, demo: str
+) -> None:
+    stdio.open(f"{demo}/product?id=harbor-mug")
+    asked = len(stdio.asked)
+    missing = stdio.call("webmcp_call_tool", {"name": "place_order", "input": ORDER})
+    assert code(missing) == "unavailable"  # not on this page: the check is not asked
+    assert text(missing).startswith('Error [unavailable]: No tool "place_order"')
+    assert len(stdio.asked) == asked
+    added = stdio.call("webmcp_call_tool", {"name": "add_to_cart", "input": {"quantity": 1}})
+    assert not added.is_error, text(added)
+    stdio.call("webmcp_call_tool", {"name": "go_to_checkout"})  # it navigates to /checkout
+    stdio.answer = "accept"
+    placed = stdio.call("webmcp_call_tool", {"name": "place_order", "input": ORDER})
+    assert not placed.is_error, text(placed)
+    assert json.loads(text(placed))["status"] == "confirmed"
+    assert TO_SOMEONE_UNNAMED in stdio.asked[-1]  # the same check, asked through elicitation
+    refused = stdio.call(
+        "webmcp_call_tool",
+        {"name": "place_order", "input": {**ORDER, "card_number": "4111 1111 1111 1111"}},
+    )
+    assert refused.is_error
+    assert SENDS_SECRETS in (refused.structured_content or {}).get("refused", "")
+    bad = stdio.call("webmcp_call_tool", {"name": "place_order", "input": "x"})  # type: ignore[dict-item]
+    assert code(bad) == "invalid_input"
+
+
 # -- streamable HTTP, no elicitation, a 4 s timeout, --confirm ---------------------------------
 def test_over_http_the_tools_are_listed_and_a_call_answers(http: Client, demo: str) -> None:
     http.open(f"{demo}/")
@@ -604,3 +709,16 @@ def test_the_transcript_keeps_every_call_and_replay_accepts_it(tmp_path: Path) -
     )
     assert replay.returncode == 0, replay.stdout + replay.stderr
     assert "no differences" in replay.stdout
+
+
+def test_a_tool_that_is_not_on_the_page_is_unavailable_before_the_check_asks(
+    http: Client, demo: str
+) -> None:
+    # place_order with an address the owner never named would be put to the owner on the
+    # checkout page; on the home page there is no such tool, so there is nothing to approve.
+    http.open(f"{demo}/")
+    result = http.call("place_order", ORDER)
+    assert code(result) == "unavailable"
+    assert "not_done_yet" not in (result.structured_content or {})
+    assert text(result).startswith('Error [unavailable]: No tool "place_order"')
+    assert "search_products" in text(result)  # it names the tools that are there

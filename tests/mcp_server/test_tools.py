@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from webmcp_harness.agent.specs import (
+    CONSEQUENTIAL,
+    READ_ONLY,
+    UNTRUSTED_DESCRIPTION,
+    UNTRUSTED_RESULT,
+    labelled_result,
+)
 from webmcp_harness.core.records import Tool
 from webmcp_harness.mcp_server import expose, mcp_annotations
 from webmcp_harness.mcp_server.tools import clean, tool_spec
@@ -53,7 +60,7 @@ def test_untrusted_content_is_open_world() -> None:
 
 
 def test_a_spec_is_an_object_schema_with_the_pages_own_name_in_meta() -> None:
-    spec = tool_spec("ask__x", tool("ask", title="Ask us"))
+    spec = tool_spec(tool("ask", title="Ask us"), "ask__x", meta=True)
     assert spec["inputSchema"] == {"type": "object", "properties": {}}
     assert spec["title"] == "Ask us"
     assert spec["_meta"]["webmcp-harness/tool"] == "ask"
@@ -63,3 +70,26 @@ def test_lone_surrogates_are_mended_everywhere() -> None:
     assert clean({"a\ud800": ["x\udfff", 1, None, float("nan")]}) == {
         "a\ufffd": ["x\ufffd", 1, None, None]
     }
+
+
+def test_labels_say_a_description_is_the_pages_and_tag_consequential_and_read_only() -> None:
+    plain = tool_spec(tool("a"), labels=True)["description"]
+    assert plain.startswith(UNTRUSTED_DESCRIPTION)
+    assert CONSEQUENTIAL not in plain
+    assert READ_ONLY not in plain
+    assert CONSEQUENTIAL in tool_spec(tool("a", consequentialHint=True), labels=True)["description"]
+    assert READ_ONLY in tool_spec(tool("a", readOnlyHint=True), labels=True)["description"]
+    assert tool_spec(tool("a"))["description"] == tool("a").description  # off unless asked
+
+
+def test_a_labelled_result_keeps_its_first_text_and_structured_content() -> None:
+    result = {
+        "content": [{"type": "text", "text": "Error [failed]: no"}],
+        "isError": True,
+        "structuredContent": {"error": {"code": "failed"}},
+    }
+    labelled = labelled_result(result)
+    assert labelled["content"][0] == result["content"][0]
+    assert labelled["content"][-1] == {"type": "text", "text": UNTRUSTED_RESULT}
+    assert labelled["structuredContent"] == result["structuredContent"]
+    assert labelled_result({"content": "odd"}) == {"content": "odd"}

@@ -9,13 +9,15 @@ raises, except for the caller's own cancellation (``asyncio.CancelledError``):
 - ``{"not_done_yet": ...}`` or ``{"refused": ...}`` when the check held it back; then nothing
   ran in the page.
 
-Order of a call: the page's tools are read (for the tool's annotations and description), the
-check decides (an owner's approval turns an ask into allow; never a stop), then the session
-calls the tool. An approval is used up by the call it lets through, and given back when that
-call never reached the tool (no such tool, bad input, no WebMCP). An unknown ``source`` counts
-as ``"page"``. A result whose compact JSON is over ``max_output_bytes`` (default 1,000,000)
-is ``too_large``. Every call leaves a ``GatewayCall`` in ``gateway.calls``: the decision, the
-answer, the code, the kind and the session's ``CallRecord``.
+Order of a call (``run``, the one path that ``use_tool`` and ``serve`` take): the tool is looked
+up (a tool not listed is waited for up to ``LATE_TOOL_WAIT`` within the call's timeout; one still
+not there is ``unavailable``, kind ``not_found``, and the check is never asked), the check decides
+(an owner's approval turns an ask into allow; never a stop; ``ask``, when given, puts an ask to
+the person), then the session calls the tool that was looked up. An approval is used up by the
+call it lets through, and given back when that call never reached the tool (no such tool, bad
+input, no WebMCP). An unknown ``source`` counts as ``"page"``. A result whose compact JSON is over
+``max_output_bytes`` (default 1,000,000) is ``too_large``. Every call leaves a ``GatewayCall`` in
+``gateway.calls``: the decision, the answer, the code, the kind and the session's ``CallRecord``.
 
 What the gateway tells apart beyond the code (the conditions of ``kinds.py``): a page or
 browser without ``document.modelContext`` (``not_connected``, with a card); a page whose
@@ -24,9 +26,8 @@ whose own work a permissions policy refused (``forbidden``); a form that waits f
 but has no submit button (``unsupported``); a page closed, or a browser gone, before the call
 reached it, or a session that failed (``unavailable``).
 
-``tool_specs()`` gives each tool's annotations under the spec's names (the session normalises
-them: ``readOnlyHint``, ``untrustedContentHint``, ...), plus MCP's hint names for hints a page
-spells without ``Hint`` (``destructive``, ``idempotent``, ``openWorld``).
+``tool_specs()`` renders each tool with ``agent.specs.tool_spec``, the renderer ``serve`` uses:
+MCP annotations by one rule (``consequentialHint`` becomes ``destructiveHint``).
 """
 
 from __future__ import annotations
@@ -36,13 +37,13 @@ import json
 import math
 import re
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from ..core.errors import Error, WebMCPUnavailableError
 from ..core.records import CallRecord, Tool
-from ..core.results import ToolErrorCode, code_of, first_text
+from ..core.results import ToolErrorCode, code_of, first_text, tool_error
 from .kinds import (
     NO_BROWSER,
     NO_CONFIRM,
@@ -66,19 +67,30 @@ from .policy import (
     fingerprint,
     hold_message,
 )
+from .specs import tool_spec
 
 if TYPE_CHECKING:
     from ..session import WebMCPSession
     from ..session import sync as sync_api
 
-__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "Gateway", "GatewayCall", "SyncGateway"]
+__all__ = [
+    "DEFAULT_MAX_OUTPUT_BYTES",
+    "LATE_TOOL_WAIT",
+    "Ask",
+    "Gateway",
+    "GatewayCall",
+    "Ran",
+    "SyncGateway",
+    "held_result",
+    "output_size",
+]
 
 T = TypeVar("T")
 DEFAULT_MAX_OUTPUT_BYTES: Final = 1_000_000
 _PREFIX = re.compile(r"^Error(?: \[[^\]\r\n]*\])?:\s*")
 _POLICY = re.compile(r"permissions?[- ]policy", re.IGNORECASE)
 _NEVER_RAN: Final = frozenset({ToolErrorCode.UNAVAILABLE, ToolErrorCode.INVALID_INPUT})
-_MCP_HINTS: Final = ("destructive", "idempotent", "openWorld")
+LATE_TOOL_WAIT: Final = 1.0  # how long a call waits for a tool that is not listed yet
 
 
 class _Owner(Protocol):
@@ -135,6 +147,30 @@ class GatewayCall:
         }
 
 
+Ask = Callable[[GatewayCall], Awaitable[bool | None]]
+"""Ask the person about a call the check asks about (its ``decision`` says why): True is yes (the
+owner's approval, for this call once), False no, None when the person cannot be asked."""
+
+
+@dataclass
+class Ran:
+    """One call through ``Gateway.run``: the last ``GatewayCall`` (after an ask the person
+    answered yes, the call that ran) and the coded MCP result (a held call's is an ``isError``
+    result whose text and ``structuredContent`` are the seed's JSON). ``answer`` is what
+    ``use_tool`` returns."""
+
+    call: GatewayCall
+    result: dict[str, Any]
+
+    @property
+    def answer(self) -> dict[str, Any]:
+        return self.call.answer if self.call.answer is not None else {}
+
+    @property
+    def held(self) -> bool:
+        return self.call.decision is not None and self.call.decision.outcome != "allow"
+
+
 class Gateway:
     """``use_tool`` over a ``WebMCPSession``, with the check in front.
 
@@ -188,6 +224,29 @@ class Gateway:
         Whatever the agent passes is copied as plain JSON data first (hostile objects whose
         ``__eq__`` or ``__repr__`` raise never get further); what JSON can't carry is
         ``bad_input``."""
+        return (await self.run(name, input, source=source, timeout=timeout)).answer
+
+    async def run(
+        self,
+        name: str,
+        input: Any,
+        *,
+        source: str = "owner",
+        ask: Ask | None = None,
+        tool: Tool | None = None,
+        frame: str | None = None,
+        timeout: float | None = None,
+    ) -> Ran:
+        """The one call path of an agent (``use_tool``, ``serve``): look the tool up, the check,
+        the call, the record, approvals given back. Never raises but for cancellation.
+
+        The tool is looked up first (``tool``, when the caller has it, else by ``name`` in
+        ``frame``: a frame id, origin or part of its URL; main frame first). One that is not
+        listed is waited for up to ``LATE_TOOL_WAIT`` within the call's timeout; one still not
+        there is ``unavailable`` (``not_found``) and the check is never asked. When the check
+        asks and ``ask`` is given, the person's yes approves the call once and it runs; a no (or
+        no ``ask``) answers with the check's ``not_done_yet``.
+        """
         data, problem = plain_input({} if input is None else input)
         call = GatewayCall(
             len(self.calls) + 1,
@@ -197,13 +256,13 @@ class Gateway:
         )
         self.calls.append(call)
         started = time.perf_counter()
+        result: Mapping[str, Any] | None = None
         try:
             if problem is not None:
                 answer = failure("bad_input", f"The input can't be sent: {problem}.")
             else:
-                answer = await self._use_tool(
-                    call, call.tool if isinstance(name, str) else None, timeout
-                )
+                own = call.tool if isinstance(name, str) else None
+                call, answer, result = await self._run(call, own, tool, frame, ask, timeout)
         except asyncio.CancelledError:
             call.ms = (time.perf_counter() - started) * 1000
             raise
@@ -211,10 +270,11 @@ class Gateway:
             answer = self._fail(call, None, NO_BROWSER, f"The harness failed: {type(err).__name__}")
         call.answer = answer
         call.ms = (time.perf_counter() - started) * 1000
-        return answer
+        return Ran(call, _coded(call, answer, result))
 
     async def tool_specs(self) -> list[dict[str, Any]]:
-        """The page's tools as a model's function list (MCP ``tools/list`` shape)."""
+        """The page's tools as a model's function list (MCP ``tools/list`` shape; one spec a
+        name, main frame first; ``agent.specs.tool_spec`` renders each)."""
         if self.session is None:
             return []
         try:
@@ -223,24 +283,10 @@ class Gateway:
             return []
         specs: list[dict[str, Any]] = []
         seen: set[str] = set()
-        for tool in tools:
-            if tool.name in seen:
-                continue
-            seen.add(tool.name)
-            spec: dict[str, Any] = {
-                "name": tool.name,
-                "description": tool.description,
-                "inputSchema": tool.input_schema or {"type": "object", "properties": {}},
-            }
-            annotations = dict(tool.annotations)
-            if tool.read_only:
-                annotations.setdefault("readOnlyHint", True)
-            for hint in _MCP_HINTS:  # a page's spelling (destructive) under MCP's
-                if isinstance(annotations.get(hint), bool):
-                    annotations.setdefault(f"{hint}Hint", annotations[hint])
-            if annotations:
-                spec["annotations"] = annotations
-            specs.append(spec)
+        for tool in sorted(tools, key=lambda t: not self._is_main(t)):
+            if tool.name not in seen:
+                seen.add(tool.name)
+                specs.append(tool_spec(tool))
         return specs
 
     # -- the owner's and the person's side -------------------------------------------------
@@ -307,30 +353,53 @@ class Gateway:
         return hold_message(decision, self.owner)
 
     # -- inside ----------------------------------------------------------------------------
-    async def _use_tool(
-        self, call: GatewayCall, name: object, timeout: float | None
-    ) -> dict[str, Any]:
-        if not isinstance(name, str) or not name:
-            return failure("bad_input", "The tool name must be non-empty text.")
-        if self.session is None:
-            return self._fail(call, None, NO_WEBMCP, "There is no page with WebMCP to use.")
-        limit = timeout or self.timeout or self.session.timeout
-        try:
-            tools = await asyncio.wait_for(self.session.tools(), limit)
-        except WebMCPUnavailableError as err:
-            return self._fail(call, None, NO_WEBMCP, str(err))
-        except Error as err:
-            return self._fail(call, None, NO_BROWSER, str(err))
-        except asyncio.TimeoutError:
-            message = f"The page didn't list its tools in {limit:g} s."
-            return self._fail(call, None, NO_BROWSER, message)
-        tool = next((t for t in tools if t.name == name), None)
+    async def _run(
+        self,
+        call: GatewayCall,
+        name: str | None,
+        tool: Tool | None,
+        frame: str | None,
+        ask: Ask | None,
+        timeout: float | None,
+    ) -> tuple[GatewayCall, dict[str, Any], Mapping[str, Any] | None]:
+        """The call (the last one, after an ask), use_tool's answer, and the session's result."""
+        if name is None or not name:
+            return call, failure("bad_input", "The tool name must be non-empty text."), None
+        session = self.session
+        if session is None:
+            return call, self._fail(call, None, NO_WEBMCP, "There is no page with WebMCP."), None
+        limit = timeout or self.timeout or session.timeout
+        if tool is None:
+            try:
+                tool = await asyncio.wait_for(self._look_up(name, frame, limit), limit)
+            except WebMCPUnavailableError as err:
+                return call, self._fail(call, None, NO_WEBMCP, str(err)), None
+            except Error as err:
+                return call, self._fail(call, None, NO_BROWSER, str(err)), None
+            except asyncio.TimeoutError:
+                message = f"The page didn't list its tools in {limit:g} s."
+                return call, self._fail(call, None, NO_BROWSER, message), None
+        if tool is None:  # not there: nothing to ask the check about, nothing to run
+            missing = await session.not_there(name, call.input, frame)
+            call.record = missing.record
+            return call, self._answer(call, missing), missing
         held = await self.hold(call, tool)
+        if held is not None and ask is not None and "not_done_yet" in held:
+            call.answer = held
+            if await ask(call):
+                self.approve(call.tool, call.input)
+                call = GatewayCall(len(self.calls) + 1, call.tool, call.input, call.source)
+                self.calls.append(call)
+                held = await self.hold(call, tool)
         if held is not None:
-            return held
+            return call, held, None
         decision = call.decision or Decision.allow()
+        where = None if self._is_main(tool) else tool.frame_id  # not a same-named tool elsewhere
+        result: Mapping[str, Any] | None = None
         try:
-            result = await self.session.call(name, call.input, timeout=timeout or self.timeout)
+            result = await session.call(
+                tool.name, call.input, frame=where, timeout=timeout or self.timeout
+            )
         except WebMCPUnavailableError as err:
             answer = self._fail(call, None, NO_WEBMCP, str(err))
         except Error as err:
@@ -339,8 +408,28 @@ class Gateway:
             call.record = result.record
             answer = self._answer(call, result)
         if decision.approved and (call.kind == "not_connected" or call.code in _NEVER_RAN):
-            self.approvals.give_back(name, call.input)
-        return answer
+            self.approvals.give_back(call.tool, call.input)
+        return call, answer, result
+
+    async def _look_up(self, name: str, frame: str | None, limit: float) -> Tool | None:
+        """The page's tool called name (in frame; main frame first), waiting for a late one up
+        to LATE_TOOL_WAIT within limit; None if it is not there."""
+        session = self.session
+        assert session is not None
+        found = self._find(await session.tools(), name, frame)
+        if found is None:
+            late = await session.wait_for_tool(name, timeout=min(LATE_TOOL_WAIT, limit))
+            if late is not None:
+                found = self._find(await session.tools(settle=0), name, frame)
+        return found
+
+    def _find(self, tools: list[Tool], name: str, frame: str | None) -> Tool | None:
+        matches = [t for t in tools if t.name == name and _in_frame(t, frame)]
+        matches.sort(key=lambda t: not self._is_main(t))
+        return matches[0] if matches else None
+
+    def _is_main(self, tool: Tool) -> bool:
+        return self.session is None or self.session.is_main_frame(tool)
 
     async def _confirm(self, call: GatewayCall, tool: str, timeout: float | None) -> dict[str, Any]:
         session = self.session
@@ -362,7 +451,7 @@ class Gateway:
         code = code_of(result)  # the session's rule; a confirmed form's record keeps needs_user
         call.code = code
         if code is None:
-            size = _size(result)
+            size = output_size(result)
             if size > self.max_output_bytes:
                 return self._fail(
                     call,
@@ -502,12 +591,52 @@ def _page_gone(session: WebMCPSession | None) -> bool:
         return False
 
 
-def _size(result: Mapping[str, Any]) -> int:
+def output_size(result: Mapping[str, Any]) -> int:
+    """The size in bytes of result's compact JSON (what the output limit measures)."""
     try:  # a CallResult is a Mapping, not a dict: json takes its dict
         text = json.dumps(dict(result), ensure_ascii=False, separators=(",", ":"), default=str)
     except (TypeError, ValueError, RecursionError):
         return 0
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _in_frame(tool: Tool, frame: str | None) -> bool:
+    """Whether tool is in the frame named by id, origin or (part of) its URL; any when None."""
+    if frame is None:
+        return True
+    return frame in (tool.frame_id, tool.frame_origin, tool.frame_url) or (
+        bool(frame) and frame in tool.frame_url
+    )
+
+
+def held_result(held: Mapping[str, Any]) -> dict[str, Any]:
+    """A held call's answer as an MCP result: ``isError``, the seed's JSON as its text and as
+    its ``structuredContent``."""
+    text = json.dumps(dict(held), ensure_ascii=False, separators=(",", ":"), default=str)
+    return {
+        "content": [{"type": "text", "text": text}],
+        "isError": True,
+        "structuredContent": dict(held),
+    }
+
+
+def _coded(
+    call: GatewayCall, answer: Mapping[str, Any], result: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The coded MCP result of a call whose use_tool answer is answer (result: the session's)."""
+    if len(answer) == 1 and ("not_done_yet" in answer or "refused" in answer):
+        return held_result(answer)
+    if result is not None and call.kind != "too_large":
+        return dict(result)
+    if call.code is not None:
+        code = call.code
+    elif call.kind == "bad_input" or answer.get("error") == "bad_input":
+        code = ToolErrorCode.INVALID_INPUT
+    elif call.kind == "too_large":
+        code = ToolErrorCode.FAILED
+    else:
+        code = ToolErrorCode.UNAVAILABLE
+    return dict(tool_error(code, str(answer.get("message", ""))))
 
 
 def _page_url(session: WebMCPSession | None) -> str | None:

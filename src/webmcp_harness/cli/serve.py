@@ -38,6 +38,12 @@ __all__ = ["serve"]
     help="Keep every request, held call, approval and result here (JSON Lines, redacted).",
 )
 @click.option("--confirm", is_flag=True, help="Act as the person: submit forms that wait for one.")
+@click.option(
+    "--untrusted-labels/--no-untrusted-labels",
+    default=True,
+    help="Label page tools' descriptions and results as page-provided, not instructions "
+    "(default: on; turn off for clients that add their own).",
+)
 @browser_options
 def serve(
     url: str | None,
@@ -45,6 +51,7 @@ def serve(
     owner: str,
     transcript: Path | None,
     confirm: bool,
+    untrusted_labels: bool,
     **kwargs: Any,
 ) -> None:
     """Serve the WebMCP tools of the page at URL (default: the demo shop) as an MCP server."""
@@ -59,7 +66,18 @@ def serve(
             ) from None
     try:
         with demo_or(url) as target:
-            run(_serve(target, url is None, options, http_port, owner, confirm, writer))
+            run(
+                _serve(
+                    target,
+                    url is None,
+                    options,
+                    http_port,
+                    owner,
+                    confirm,
+                    writer,
+                    untrusted_labels,
+                )
+            )
     finally:
         if writer is not None:
             writer.close()
@@ -73,6 +91,7 @@ async def _serve(
     owner: str,
     confirm: bool,
     writer: TranscriptWriter | None,
+    labels: bool,
 ) -> None:
     from ..mcp_server.bridge import Bridge
     from ..mcp_server.server import serve_http, serve_stdio
@@ -97,7 +116,7 @@ async def _serve(
                 backend=options.backend,
                 confirm=confirm,
             )
-            bridge = Bridge(session, owner=owner, transcript=writer)
+            bridge = Bridge(session, owner=owner, transcript=writer, labels=labels)
             opened = await bridge.open(url)
             if opened.get("isError"):
                 err.print(f"[yellow]warning:[/] {escape(str(opened['content'][0]['text']))}")

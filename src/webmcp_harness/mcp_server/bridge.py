@@ -4,12 +4,15 @@
 (``server.py`` does): it lists tools in the ``tools/list`` shape and answers calls with coded
 MCP results (plain dicts), never raising for anything the page did.
 
-A page tool's call: the check (seed 003, the gateway's own: ``Gateway.hold``) looks at it first.
-When it asks and the client can ask the person (``ask``, MCP elicitation), the person's yes is
-the owner's approval: the call runs once. A no, or no way to ask, answers with the check's
-``not_done_yet`` text. A stop is never asked about and never runs: its ``refused`` text is the
-answer. Held answers are ``isError`` results whose text is the seed's JSON word for word and
-whose ``structuredContent`` is the same object. Then the session calls the tool in its frame.
+A page tool's call (under its own name, or through ``webmcp_call_tool``) takes the gateway's one
+path, ``Gateway.run``: the tool is looked up first (one that is not there is ``unavailable`` and
+the check is never asked), then the check (seed 003). When it asks and the client can ask the
+person (``ask``, MCP elicitation), the person's yes is the owner's approval: the call runs once. A
+no, or no way to ask, answers with the check's ``not_done_yet`` text. A stop is never asked about
+and never runs: its ``refused`` text is the answer. Held answers are ``isError`` results whose text
+is the seed's JSON word for word and whose ``structuredContent`` is the same object. Then the
+session calls the tool in its frame. With ``labels`` (the default), page tools' descriptions and
+results carry the untrusted labels of ``agent.specs``.
 
 Results over ``max_output_bytes`` (default 1,000,000, as the gateway) are coded ``failed``
 rather than sent; strings with lone surrogates are mended (U+FFFD). The transcript gets a
@@ -28,10 +31,16 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from ..agent.gateway import Gateway, GatewayCall
+from ..agent.gateway import (
+    DEFAULT_MAX_OUTPUT_BYTES,
+    Gateway,
+    GatewayCall,
+    output_size,
+)
 from ..agent.kinds import kind_for, kind_for_http
 from ..agent.outcome import Outcome
 from ..agent.policy import Check, Decision
+from ..agent.specs import labelled_result
 from ..agent.transcript import TranscriptWriter, step_entry
 from ..core.errors import Error
 from ..core.records import CallRecord, Tool
@@ -39,16 +48,16 @@ from ..core.results import ToolErrorCode, code_of, tool_error
 from ..core.text import safe_text
 from ..core.urls import join_url, split_url
 from ..session.browser import goto
-from .tools import BROWSER_TOOLS, clean, expose, tool_spec
+from .tools import BROWSER_TOOLS, CALL_TOOL, GENERIC_TOOLS, LIST_TOOLS, clean, expose, tool_spec
 
 if TYPE_CHECKING:
     from ..session import WebMCPSession
 
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "Ask", "Bridge"]
 
-DEFAULT_MAX_OUTPUT_BYTES: Final = 1_000_000
 _SHOWN: Final = 500
 _BROWSER = {spec["name"] for spec in BROWSER_TOOLS}
+_HARNESS: Final = (*BROWSER_TOOLS, *GENERIC_TOOLS)
 
 Ask = Callable[[str], Awaitable[bool | None]]
 """Ask the person a yes/no question: True yes, False no, None when they cannot be asked."""
@@ -65,11 +74,13 @@ class Bridge:
         check: Check | None = None,
         transcript: TranscriptWriter | None = None,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        labels: bool = True,
     ) -> None:
         self.session = session
-        self.gateway = Gateway(session, owner=owner, check=check)
+        self.gateway = Gateway(session, owner=owner, check=check, max_output_bytes=max_output_bytes)
         self.transcript = transcript
         self.max_output_bytes = max_output_bytes
+        self.labels = labels
         self._exposed: dict[str, Tool] | None = None
         self._listeners: list[Callable[[], None]] = []
         self.steps = 0
@@ -108,8 +119,7 @@ class Bridge:
             exposed = await self.exposed()
         except Error:
             exposed = {}
-        specs = [tool_spec(name, tool) for name, tool in exposed.items()]
-        return specs + [dict(spec) for spec in BROWSER_TOOLS]
+        return self._specs(exposed) + [dict(spec) for spec in _HARNESS]
 
     # -- calls -----------------------------------------------------------------------------
     async def call(
@@ -121,6 +131,10 @@ class Bridge:
         try:
             if name in _BROWSER:
                 result = await self._browser(name, data)
+            elif name == LIST_TOOLS:
+                result = await self._list_generic()
+            elif name == CALL_TOOL:
+                result = await self._call_generic(data, ask)
             else:
                 result = await self._page_tool(name, data, ask)
         except asyncio.CancelledError:
@@ -129,21 +143,27 @@ class Bridge:
             result = dict(tool_error(ToolErrorCode.FAILED, f"The harness failed: {err!r}"))
         return self._sendable(result)
 
-    async def _page_tool(self, name: str, data: dict[str, Any], ask: Ask | None) -> dict[str, Any]:
-        exposed = await self.exposed()
-        tool = exposed.get(name)
-        if tool is None:  # the list may be behind the page: look again
-            self._exposed = None
+    async def _page_tool(
+        self, name: str, data: dict[str, Any], ask: Ask | None, frame: str | None = None
+    ) -> dict[str, Any]:
+        """A page tool's call through the gateway's one path (``Gateway.run``)."""
+        tool = None
+        if frame is None:
             tool = (await self.exposed()).get(name)
+            if tool is None:  # the list may be behind the page: look again
+                self._exposed = None
+                tool = (await self.exposed()).get(name)
         page_name = tool.name if tool is not None else name
-        call = GatewayCall(len(self.gateway.calls) + 1, page_name, data, "owner")
-        self.gateway.calls.append(call)
-        held = await self.gateway.hold(call, tool)
-        if held is not None and "not_done_yet" in held and ask is not None:
-            self._step("call", tool=page_name, input=data, answer=held, call=call)
-            said = await ask(self._question(page_name, data, call.decision))
+        asked: set[int] = set()
+
+        async def ask_person(call: GatewayCall) -> bool:
+            self._step(
+                "call", tool=page_name, input=data, answer=call.answer, call=call,
+                outcome=call.outcome,
+            )  # fmt: skip
+            asked.add(call.index)
+            said = await ask(self._question(page_name, data, call.decision)) if ask else None
             if said:
-                self.gateway.approve(page_name, data)
                 self._step(
                     "approve",
                     tool=page_name,
@@ -153,34 +173,60 @@ class Bridge:
                     explicit=True,
                     via="elicitation",
                 )
-                call = GatewayCall(len(self.gateway.calls) + 1, page_name, data, "owner")
-                self.gateway.calls.append(call)
-                held = await self.gateway.hold(call, tool)
-            else:
-                return _held_result(held)
-        if held is not None:
-            self._step("call", tool=page_name, input=data, answer=held, call=call)
-            return _held_result(held)
-        started = time.perf_counter()
-        frame = None
-        if tool is not None and not self.session.is_main_frame(tool):
-            frame = tool.frame_id  # another frame's tool of the same name must not be taken
-        called = await self.session.call(page_name, data, frame=frame)
-        result: dict[str, Any] = dict(called)
-        call.record = called.record
-        call.ms = (time.perf_counter() - started) * 1000
-        call.code = code_of(result)
-        call.kind = kind_for(call.code) if call.code is not None else None
-        call.answer = result
-        decision = call.decision
-        if (
-            decision is not None
-            and decision.approved
-            and call.code in (ToolErrorCode.UNAVAILABLE, ToolErrorCode.INVALID_INPUT)
-        ):
-            self.gateway.approvals.give_back(page_name, data)  # it never reached the tool
-        self._step("call", tool=page_name, input=data, answer=result, call=call)
-        return result
+            return bool(said)
+
+        ran = await self.gateway.run(
+            page_name,
+            data,
+            ask=ask_person if ask is not None else None,
+            tool=tool,
+            frame=frame,
+            timeout=self.session.timeout,
+        )
+        call = ran.call
+        if call.index not in asked:
+            answer = ran.answer if ran.held else ran.result
+            self._step(
+                "call", tool=page_name, input=data, answer=answer, call=call, outcome=call.outcome
+            )
+        if self.labels and not ran.held and ran.result.get("isError") is not True:
+            return labelled_result(ran.result)
+        return ran.result
+
+    async def _list_generic(self) -> dict[str, Any]:
+        """webmcp_list_tools: the page's tools now, with their frames (read fresh)."""
+        self._exposed = None
+        try:
+            exposed = await self.exposed()
+        except Error as err:
+            return dict(tool_error(ToolErrorCode.UNAVAILABLE, err.message))
+        tools = []
+        for mcp_name, tool in exposed.items():
+            spec = tool_spec(tool, labels=self.labels)
+            spec["frame"] = {
+                "id": tool.frame_id,
+                "url": tool.frame_url,
+                "main": self.session.is_main_frame(tool),
+            }
+            spec["mcpName"] = mcp_name
+            tools.append(spec)
+        value = {"url": self.session.page.url, "tools": tools}
+        result = {
+            "content": [{"type": "text", "text": _compact(value)}],
+            "structuredContent": value,
+        }
+        return labelled_result(result) if self.labels else result
+
+    async def _call_generic(self, data: Mapping[str, Any], ask: Ask | None) -> dict[str, Any]:
+        """webmcp_call_tool {name, input, frame?}: a page tool through the same path."""
+        name, args, frame = data.get("name"), data.get("input"), data.get("frame")
+        if not isinstance(name, str) or not name:
+            return dict(tool_error(ToolErrorCode.INVALID_INPUT, "name must be non-empty text."))
+        if args is not None and not isinstance(args, Mapping):
+            return dict(tool_error(ToolErrorCode.INVALID_INPUT, "input must be an object."))
+        if frame is not None and not isinstance(frame, str):
+            return dict(tool_error(ToolErrorCode.INVALID_INPUT, "frame must be text."))
+        return await self._page_tool(name, dict(args or {}), ask, frame or None)
 
     def _question(self, tool: str, data: Mapping[str, Any], decision: Decision | None) -> str:
         reason = decision.reason if decision is not None and decision.reason else "the check asks"
@@ -249,7 +295,10 @@ class Bridge:
             exposed = await self.exposed()
         except Error:
             return []
-        return [tool_spec(name, tool) for name, tool in exposed.items()]
+        return self._specs(exposed)
+
+    def _specs(self, exposed: Mapping[str, Tool]) -> list[dict[str, Any]]:
+        return [tool_spec(t, name, meta=True, labels=self.labels) for name, t in exposed.items()]
 
     async def _wait_for_tool(self, name: object, timeout: object) -> dict[str, Any]:
         if not isinstance(name, str) or not name:
@@ -313,7 +362,7 @@ class Bridge:
         cleaned: dict[str, Any] = clean(result)
         if "image" in {c.get("type") for c in cleaned.get("content", []) if isinstance(c, dict)}:
             return cleaned
-        size = len(_compact(cleaned).encode("utf-8"))
+        size = output_size(cleaned)
         if size > self.max_output_bytes:
             return dict(
                 tool_error(
@@ -333,13 +382,12 @@ class Bridge:
         self,
         action: str,
         *,
-        tool: str | None = None,
-        input: Any = None,
         answer: Any = None,
         call: GatewayCall | None = None,
         outcome: Outcome | None = None,
         **extra: Any,
     ) -> None:
+        """A step line (``extra``: step_entry's tool, input and the rest)."""
         if self.transcript is None:
             return
         self.steps += 1
@@ -359,8 +407,6 @@ class Bridge:
             step_entry(
                 self.steps,
                 action,
-                tool=tool,
-                input=input,
                 source="owner" if action == "call" else None,
                 answer=answer,
                 code=code,
@@ -381,14 +427,6 @@ def _outcome(answer: Any, code: str | None) -> Outcome:
     if code is None:
         return Outcome(True)
     return Outcome(False, code, kind_for(code))
-
-
-def _held_result(held: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "content": [{"type": "text", "text": _compact(held)}],
-        "isError": True,
-        "structuredContent": dict(held),
-    }
 
 
 def _waiting(records: list[CallRecord], tool: str) -> CallRecord | None:

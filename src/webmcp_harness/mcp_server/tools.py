@@ -6,32 +6,33 @@ of the same name (another frame), or a page tool whose name starts with ``browse
 for the harness), is named ``<name>__<frame host>`` (``ask_support__localhost-8123``), with
 ``_2``, ``_3``... added while that is taken too. Characters MCP does not allow in a name
 (``[A-Za-z0-9_.-]``, 1 to 128 long) become ``_``. Each tool's ``_meta`` keeps the page's own name
-and frame.
+and frame. The generic tools' names (``webmcp_list_tools``, ``webmcp_call_tool``) are reserved
+the same way.
 
-Annotations (``mcp_annotations``): WebMCP's hints, in either spelling (the page's and MCP's
-``readOnlyHint``, ``consequentialHint``; the DevTools protocol's ``readOnly``, ``consequential``):
+The harness's own tools (``BROWSER_TOOLS``): ``browser_open``, ``browser_wait_for_tool``,
+``browser_confirm``, ``browser_screenshot``, and the generic ``webmcp_list_tools`` (the page's
+tools now) and ``webmcp_call_tool {name, input, frame?}`` (a page tool by its page name, through
+the same path and check as the per-tool names) for clients that never list tools again.
 
-- ``readOnlyHint`` ← ``readOnlyHint`` / ``readOnly``;
-- ``destructiveHint`` ← ``consequentialHint`` / ``consequential``, only when the page said so
-  (either way); absent otherwise, so MCP's default (true: may be destructive) stands;
-- ``idempotentHint``, ``openWorldHint`` ← the same names when the page gives them; otherwise
-  ``openWorldHint`` is true for a tool marked ``untrustedContentHint`` (what it returns comes
-  from outside the site's control) and absent (MCP's default, true) for the rest;
-- ``title`` ← the tool's title when the browser reports one.
+A page tool's spec (description, schema, annotations, the untrusted labels) is rendered by
+``agent.specs.tool_spec``, the one renderer the gateway uses too.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+from ..agent.specs import META, clean, mcp_annotations, tool_spec
 from ..core.records import Tool
-from ..core.text import no_surrogates
 from ..core.urls import split_url
 
 __all__ = [
     "BROWSER_TOOLS",
+    "CALL_TOOL",
+    "GENERIC_TOOLS",
+    "LIST_TOOLS",
     "META",
     "clean",
     "expose",
@@ -39,78 +40,11 @@ __all__ = [
     "tool_spec",
 ]
 
-META: Final = "webmcp-harness/"
 _NAME_OK = re.compile(r"[^A-Za-z0-9_.-]")
 _MAX_NAME: Final = 128
 _RESERVED: Final = "browser_"
-_DEPTH: Final = 200
-
-
-def clean(value: Any, depth: int = 0) -> Any:
-    """A JSON-ready copy with lone surrogates replaced by U+FFFD (they cannot be sent as UTF-8)."""
-    if isinstance(value, str):
-        return no_surrogates(value)
-    if depth > _DEPTH:
-        return None
-    if isinstance(value, Mapping):
-        return {clean(str(k)): clean(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean(v, depth + 1) for v in value]
-    if value is None or isinstance(value, (bool, int)):
-        return value
-    if isinstance(value, float):
-        return value if value == value and value not in (float("inf"), float("-inf")) else None
-    return clean(str(value))
-
-
-def _flag(annotations: Mapping[str, Any], *keys: str) -> bool | None:
-    for key in keys:
-        value = annotations.get(key)
-        if isinstance(value, bool):
-            return value
-    return None
-
-
-def mcp_annotations(tool: Tool) -> dict[str, Any]:
-    """The tool's WebMCP annotations as MCP ``ToolAnnotations`` (camelCase wire names)."""
-    raw = tool.annotations if isinstance(tool.annotations, Mapping) else {}
-    out: dict[str, Any] = {}
-    title = _title(tool)
-    if title:
-        out["title"] = title
-    read_only = _flag(raw, "readOnlyHint", "readOnly")
-    if read_only is not None:
-        out["readOnlyHint"] = read_only
-    destructive = _flag(raw, "consequentialHint", "consequential")
-    if destructive is None:
-        destructive = _flag(raw, "destructiveHint", "destructive")
-    if destructive is not None:
-        out["destructiveHint"] = destructive
-    idempotent = _flag(raw, "idempotentHint", "idempotent")
-    if idempotent is not None:
-        out["idempotentHint"] = idempotent
-    open_world = _flag(raw, "openWorldHint", "openWorld")
-    if open_world is None and _flag(raw, "untrustedContentHint", "untrustedContent"):
-        open_world = True
-    if open_world is not None:
-        out["openWorldHint"] = open_world
-    return out
-
-
-def _title(tool: Tool) -> str | None:
-    title = tool.title or tool.annotations.get("title")
-    return str(title) if isinstance(title, str) and title.strip() else None
-
-
-def _schema(schema: object) -> dict[str, Any]:
-    """MCP needs an object schema at the root; a page's other schema is kept as its ``_meta``."""
-    if not isinstance(schema, Mapping):
-        return {"type": "object", "properties": {}}
-    if "type" not in schema:
-        return {"type": "object", **schema}
-    if schema.get("type") != "object":
-        return {"type": "object", "properties": {}}
-    return dict(schema)
+LIST_TOOLS: Final = "webmcp_list_tools"
+CALL_TOOL: Final = "webmcp_call_tool"
 
 
 def _host(tool: Tool) -> str:
@@ -128,7 +62,7 @@ def expose(tools: Iterable[Tool], is_main: Callable[[Tool], bool]) -> dict[str, 
     for tool in ordered:
         base = _NAME_OK.sub("_", tool.name)[:_MAX_NAME] or "_"
         name = base
-        if name in taken or name.startswith(_RESERVED):
+        if name in taken or name.startswith(_RESERVED) or name in (LIST_TOOLS, CALL_TOOL):
             name = f"{base}__{_host(tool)}"[:_MAX_NAME]
             stem, n = name, 2
             while name in taken:
@@ -138,30 +72,6 @@ def expose(tools: Iterable[Tool], is_main: Callable[[Tool], bool]) -> dict[str, 
         taken.add(name)
         out[name] = tool
     return out
-
-
-def tool_spec(name: str, tool: Tool) -> dict[str, Any]:
-    """One page tool in the MCP ``tools/list`` shape (camelCase), cleaned for the wire."""
-    spec: dict[str, Any] = {
-        "name": name,
-        "description": tool.description,
-        "inputSchema": _schema(tool.input_schema),
-        "_meta": {
-            f"{META}tool": tool.name,
-            f"{META}frameId": tool.frame_id,
-            f"{META}frameUrl": tool.frame_url,
-            f"{META}declarative": tool.declarative,
-            f"{META}annotations": dict(tool.annotations),
-        },
-    }
-    title = _title(tool)
-    if title:
-        spec["title"] = title
-    annotations = mcp_annotations(tool)
-    if annotations:
-        spec["annotations"] = annotations
-    cleaned: dict[str, Any] = clean(spec)
-    return cleaned
 
 
 BROWSER_TOOLS: Final[tuple[dict[str, Any], ...]] = (
@@ -244,3 +154,51 @@ BROWSER_TOOLS: Final[tuple[dict[str, Any], ...]] = (
     },
 )
 """The harness's own tools, in ``tools/list`` shape."""
+
+GENERIC_TOOLS: Final[tuple[dict[str, Any], ...]] = (
+    {
+        "name": LIST_TOOLS,
+        "title": "List the page's tools",
+        "description": (
+            "The WebMCP tools of the page as it is now (every frame): name, description, input "
+            "schema, annotations and frame. For clients that do not follow tools/list changes; "
+            "call one with webmcp_call_tool."
+        ),
+        "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
+        "annotations": {
+            "title": "List the page's tools",
+            "readOnlyHint": True,
+            "openWorldHint": False,
+        },
+    },
+    {
+        "name": CALL_TOOL,
+        "title": "Call a page tool",
+        "description": (
+            "Call a WebMCP tool of the page by its name, as webmcp_list_tools gives it, even one "
+            "that appeared after tools/list. Same results, codes and check as calling the tool "
+            "under its own name."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The tool's name on the page."},
+                "input": {"type": "object", "description": "The tool's input (default {})."},
+                "frame": {
+                    "type": "string",
+                    "description": "Which frame's tool: a frame id, origin or part of its URL "
+                    "(default: the main frame's first).",
+                },
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+        "annotations": {
+            "title": "Call a page tool",
+            "readOnlyHint": False,
+            "destructiveHint": True,
+            "openWorldHint": True,
+        },
+    },
+)
+"""The generic tools, beside the per-tool names, in ``tools/list`` shape."""

@@ -260,6 +260,25 @@ class WebMCPSession:
         record.timings["totalMs"] = (time.perf_counter() - started) * 1000
         return CallResult(result, record)
 
+    async def not_there(self, name: str, args: Any, frame: str | None) -> CallResult:
+        """What `call` answers for a tool that is not there (`unavailable`, naming the tools that
+        are; the page's lack of WebMCP on its record), with its record, calling nothing: for a
+        caller that looked the tool up first and must not run one that appears meanwhile. Bounded
+        by the session's timeout (the probe for WebMCP, by its own shorter bound)."""
+        self._check_open()
+        deadline = time.monotonic() + self.timeout
+        record = CallRecord(id=next(self._ids), tool=name, input=args if args is not None else {})
+        self.records.append(record)
+        if self._gone:
+            result = tool_error(ToolErrorCode.INTERRUPTED, f"The page is {self._gone}.")
+        else:
+            tools = await self.backend.list_tools()
+            if not tools and left(deadline) > 0:
+                self._lacks = await self._what_the_page_lacks(left(deadline))
+            result = self._unavailable(record, name, frame, tools)
+        record.result, record.code = result, code_of(result)
+        return CallResult(result, record)
+
     async def _call(
         self,
         record: CallRecord,

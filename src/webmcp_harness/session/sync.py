@@ -84,6 +84,10 @@ class WebMCPSession:
             ),
         )
 
+    def not_there(self, name: str, args: Any, frame: str | None) -> CallResult:
+        """What `call` answers for a tool that is not there, calling nothing (see the async one)."""
+        return run_sync(self.page, self._core.not_there(name, args, frame))
+
     def is_main_frame(self, tool: Tool) -> bool:
         """Whether tool is in the attached page's main frame (not an iframe, not a popup)."""
         return self._core.is_main_frame(tool)

@@ -171,7 +171,14 @@ async def _with_progress(
 
 
 def _typed(result: dict[str, Any]) -> types.CallToolResult:
-    """The wire model of a coded result; a page's malformed MCP shape becomes its JSON text."""
+    """The wire model of a coded result; a page's malformed MCP shape becomes its JSON text.
+
+    A result of the plain shape the harness codes (text blocks, an object or nothing as
+    structuredContent, a boolean isError, nothing else) is built without validating it here:
+    the SDK validates every result against the protocol version's schema as it sends it."""
+    plain = _plain(result)
+    if plain is not None:
+        return plain
     try:
         return types.CallToolResult.model_validate(result)
     except ValidationError:
@@ -188,6 +195,34 @@ def _typed(result: dict[str, Any]) -> types.CallToolResult:
         except ValidationError:
             fallback = tool_error(ToolErrorCode.FAILED, "The page's result could not be sent.")
             return types.CallToolResult.model_validate(fallback)
+
+
+_PLAIN_KEYS: Final = frozenset({"content", "structuredContent", "isError"})
+
+
+def _plain(result: dict[str, Any]) -> types.CallToolResult | None:
+    """result as the wire model, when it has only text blocks and plain fields; else None."""
+    content = result.get("content")
+    structured = result.get("structuredContent")
+    is_error = result.get("isError", False)
+    if (
+        not _PLAIN_KEYS.issuperset(result)
+        or type(content) is not list
+        or not (structured is None or type(structured) is dict)
+        or type(is_error) is not bool
+    ):
+        return None
+    blocks: list[types.ContentBlock] = []
+    for block in content:
+        if type(block) is not dict or block.keys() != {"type", "text"}:
+            return None
+        text = block["text"]
+        if block["type"] != "text" or type(text) is not str:
+            return None
+        blocks.append(types.TextContent.model_construct(type="text", text=text))
+    return types.CallToolResult.model_construct(
+        content=blocks, structured_content=structured, is_error=is_error
+    )
 
 
 async def serve_stdio(bridge: Bridge) -> None:

@@ -17,6 +17,7 @@ from playwright.sync_api import Page
 from webmcp_harness.session.adapters import (
     as_async,
     async_view,
+    cdp_call,
     client_key,
     impl_of,
     is_sync,
@@ -54,6 +55,20 @@ def test_a_sync_page_runs_a_coroutine_on_its_own_loop(page: Page) -> None:
         return 42
 
     assert run_sync(page, answer()) == 42
+
+
+def test_a_cdp_call_answers_and_fails_as_send_does(page: Page) -> None:
+    cdp = page.context.new_cdp_session(page)
+    params = {"expression": "6 * 7", "returnByValue": True}
+    assert run_sync(cdp, cdp_call(cdp, "Runtime.evaluate", params)) == cdp.send(
+        "Runtime.evaluate", params
+    )
+    with pytest.raises(PlaywrightError) as sent:
+        cdp.send("WebMCP.invokeTool", {"frameId": "nope", "toolName": "x", "input": {}})
+    with pytest.raises(PlaywrightError) as called:
+        run_sync(cdp, cdp_call(cdp, "WebMCP.invokeTool", {"frameId": "nope", "toolName": "x"}))
+    assert "Protocol error (WebMCP.invokeTool): " in str(called.value)
+    assert type(called.value) is type(sent.value)
 
 
 def test_a_closed_target_is_told_by_its_error_class(page: Page) -> None:

@@ -44,6 +44,7 @@ phone numbers, postal codes, prices, dates, order ids like ``ORD-20261130-0042``
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator, Mapping
@@ -129,10 +130,18 @@ _CAMEL_2 = re.compile(r"([A-Z]+)([A-Z][a-z])")
 _NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")
 
 
+_CACHED_KEY: Final = 200  # keys up to this long have their reading cached (a tool's keys repeat)
+
+
 def key_words(key: object) -> tuple[str, ...]:
     """A key's words, lower case: ``newPassword`` and ``new_password`` are ``("new", "password")``."""
     text = key if isinstance(key, str) else str(key)
-    text = _CAMEL_2.sub(r"\1 \2", _CAMEL_1.sub(r"\1 \2", text[:200]))
+    return _words(text[:_CACHED_KEY])
+
+
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> tuple[str, ...]:
+    text = _CAMEL_2.sub(r"\1 \2", _CAMEL_1.sub(r"\1 \2", text))
     return tuple(w.lower() for w in _NON_ALNUM.split(text) if w)
 
 
@@ -155,7 +164,17 @@ def key_secret(key: object) -> tuple[What, int] | None:
     more word like ``value`` or ``confirm`` (``password_confirm``); ``password_min_length`` and
     ``password_hint`` name no secret.
     """
-    words = key_words(key)
+    if isinstance(key, str) and len(key) <= _CACHED_KEY:
+        return _str_key_secret(key)
+    return _words_secret(key_words(key))
+
+
+@functools.lru_cache(maxsize=4096)
+def _str_key_secret(key: str) -> tuple[What, int] | None:
+    return _words_secret(key_words(key))
+
+
+def _words_secret(words: tuple[str, ...]) -> tuple[What, int] | None:
     for phrase, what, need in _KEY_PHRASES:
         if _ends_with_phrase(words, phrase):
             return what, need
@@ -489,12 +508,21 @@ def _redact_key(key: object, rep: str) -> Any:
     return key
 
 
-def _key_secrets(key: object) -> list[What]:
+def _key_secrets(key: object) -> tuple[What, ...]:
     """What secrets a mapping key itself holds (a card number as a key, say)."""
     if isinstance(key, str):
-        whats = {what for _, _, what in secret_spans(key)}
-        return [w for w in ("password", "card", "bank", "id") if w in whats]
+        return _str_key_secrets(key) if len(key) <= _CACHED_KEY else _text_secrets(key)
     if isinstance(key, (int, float)) and not isinstance(key, bool):
         number = _number_secret(key)
-        return [number] if number is not None else []
-    return []
+        return (number,) if number is not None else ()
+    return ()
+
+
+@functools.lru_cache(maxsize=4096)
+def _str_key_secrets(key: str) -> tuple[What, ...]:
+    return _text_secrets(key)
+
+
+def _text_secrets(text: str) -> tuple[What, ...]:
+    whats = {what for _, _, what in secret_spans(text)}
+    return tuple(w for w in ("password", "card", "bank", "id") if w in whats)

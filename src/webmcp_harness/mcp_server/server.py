@@ -171,7 +171,14 @@ async def _with_progress(
 
 
 def _typed(result: dict[str, Any]) -> types.CallToolResult:
-    """The wire model of a coded result; a page's malformed MCP shape becomes its JSON text."""
+    """The wire model of a coded result; a page's malformed MCP shape becomes its JSON text.
+
+    A result of the plain shape the harness codes (text blocks, an object or nothing as
+    structuredContent, a boolean isError, nothing else) is built without validating it here:
+    the SDK validates every result against the protocol version's schema as it sends it."""
+    plain = _plain(result)
+    if plain is not None:
+        return plain
     try:
         return types.CallToolResult.model_validate(result)
     except ValidationError:
@@ -188,6 +195,34 @@ def _typed(result: dict[str, Any]) -> types.CallToolResult:
         except ValidationError:
             fallback = tool_error(ToolErrorCode.FAILED, "The page's result could not be sent.")
             return types.CallToolResult.model_validate(fallback)
+
+
+_PLAIN_KEYS: Final = frozenset({"content", "structuredContent", "isError"})
+
+
+def _plain(result: dict[str, Any]) -> types.CallToolResult | None:
+    """result as the wire model, when it has only text blocks and plain fields; else None."""
+    content = result.get("content")
+    structured = result.get("structuredContent")
+    is_error = result.get("isError", False)
+    if (
+        not _PLAIN_KEYS.issuperset(result)
+        or type(content) is not list
+        or not (structured is None or type(structured) is dict)
+        or type(is_error) is not bool
+    ):
+        return None
+    blocks: list[types.ContentBlock] = []
+    for block in content:
+        if type(block) is not dict or block.keys() != {"type", "text"}:
+            return None
+        text = block["text"]
+        if block["type"] != "text" or type(text) is not str:
+            return None
+        blocks.append(types.TextContent.model_construct(type="text", text=text))
+    return types.CallToolResult.model_construct(
+        content=blocks, structured_content=structured, is_error=is_error
+    )
 
 
 async def serve_stdio(bridge: Bridge) -> None:
@@ -283,11 +318,11 @@ async def serve_http(bridge: Bridge, port: int, *, ready: Any = None) -> None:
     import uvicorn
 
     server = build_server(bridge)
-    app = server.streamable_http_app(host="127.0.0.1")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     sock.listen(128)
+    app = _LocalOnly(server.streamable_http_app(host="127.0.0.1"), sock.getsockname()[1])
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     web = uvicorn.Server(config)
     if ready is not None:
@@ -296,6 +331,48 @@ async def serve_http(bridge: Bridge, port: int, *, ready: Any = None) -> None:
         await web.serve(sockets=[sock])
     finally:
         sock.close()
+
+
+_LOCAL_HOST: Final = r"(?:127\.0\.0\.1|localhost|\[::1\])"
+
+
+class _LocalOnly:
+    """An ASGI guard in front of the MCP app: a request whose ``Host`` is not this server's
+    local address answers 421, one whose ``Origin`` is not a local ``http`` origin answers 403
+    (DNS rebinding: a web page must not reach the local server through a name of its own).
+    Nothing else of the request is read first. The SDK's own session rules follow it: no
+    ``Mcp-Session-Id`` on anything but ``initialize`` is 400, an unknown one 404."""
+
+    def __init__(self, app: Any, port: int) -> None:
+        import re
+
+        self.app = app
+        self._host = re.compile(rf"{_LOCAL_HOST}(?::{port})?", re.IGNORECASE)
+        self._origin = re.compile(rf"http://{_LOCAL_HOST}(?::\d{{1,5}})?", re.IGNORECASE)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            status = self._refusal(dict(scope["headers"]))
+            if status is not None:
+                await _refuse(send, status)
+                return
+        await self.app(scope, receive, send)
+
+    def _refusal(self, headers: dict[bytes, bytes]) -> int | None:
+        host = headers.get(b"host", b"").decode("latin-1")
+        if not self._host.fullmatch(host):
+            return 421
+        origin = headers.get(b"origin")
+        if origin is not None and not self._origin.fullmatch(origin.decode("latin-1")):
+            return 403
+        return None
+
+
+async def _refuse(send: Any, status: int) -> None:
+    body = b"Misdirected Request" if status == 421 else b"Forbidden"
+    head = [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _version() -> str:

@@ -7,6 +7,8 @@ Playwright (its ``_impl`` package, and attributes its API objects keep private):
   (`impl_of`), listens on it (it hands out no API wrappers) and views it in the async API
   (`async_view`);
 - a sync API object runs a coroutine on its own event loop (``_sync``): `run_sync`;
+- a CDP session's message goes to its connection without the API call's wrapping (the stack
+  capture, zones and logging of every API call): `cdp_call`, the hot path's one message;
 - ``SyncBase`` tells a sync API object (`is_sync`), ``TargetClosedError`` a target that closed
   (`is_target_closed`); the types the tracing group takes (``Location``, ``Tracing``).
 
@@ -35,6 +37,7 @@ T = TypeVar("T")
 __all__ = [
     "as_async",
     "async_view",
+    "cdp_call",
     "client_key",
     "impl_of",
     "is_sync",
@@ -90,6 +93,21 @@ def is_target_closed(exc: BaseException) -> bool:
     from playwright._impl._errors import TargetClosedError
 
     return isinstance(exc, TargetClosedError)
+
+
+def cdp_call(cdp: Any, method: str, params: dict[str, Any]) -> Awaitable[Any]:
+    """What ``cdp.send(method, params)`` answers, sent straight to Playwright's connection as
+    an internal call: no stack capture, zone or API log for it. Errors are Playwright's own, and
+    cancelling the awaitable aborts the call, as with send."""
+    impl = getattr(cdp, "_impl_obj", cdp)
+    reply = impl._connection.send_message_to_server(
+        impl, "send", {"method": method, "params": params}, {"internal": True, "timeout": 0}
+    )
+    return _result_of(reply)
+
+
+async def _result_of(reply: Awaitable[dict[str, Any]]) -> Any:
+    return (await reply)["result"]
 
 
 # -- the MCP SDK -----------------------------------------------------------------------------

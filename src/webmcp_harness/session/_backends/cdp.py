@@ -20,7 +20,7 @@ from playwright.async_api import Error as PlaywrightError
 from ...core.errors import WebMCPUnavailableError
 from ...core.records import BackendName, BrowserReport, FrameEventType, Tool, normalise_annotations
 from ...core.urls import origin_of
-from ..adapters import as_async, async_view, impl_of, is_target_closed
+from ..adapters import as_async, async_view, cdp_call, impl_of, is_target_closed
 from .base import (
     CallRefusedError,
     Interrupted,
@@ -655,7 +655,7 @@ class CdpBackend:
         try:
             # Not bounded here: the session races this against the call's deadline and the
             # page's interruptions (and a wait_for task would cost every call loop turns).
-            reply = await target.cdp.send("WebMCP.invokeTool", params)
+            reply = await cdp_call(target.cdp, "WebMCP.invokeTool", params)
         except PlaywrightError as exc:
             message = str(exc).split("Protocol error (WebMCP.invokeTool): ")[-1].splitlines()[0]
             if target.gone or self._ended or self._closed or is_target_closed(exc):

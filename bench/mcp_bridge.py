@@ -204,6 +204,18 @@ async def floor_server() -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
+def finish(
+    out: dict[str, Any], report: Callable[[dict[str, Any]], tuple[str, bool]], *, as_json: bool
+) -> None:
+    """Print the raw times as JSON, or the report's table; exit 1 when its target was missed."""
+    if as_json:
+        print(json.dumps(out))
+        return
+    text, ok = report(out)
+    print(text)
+    sys.exit(0 if ok else 1)
+
+
 def main() -> None:
     if "--floor-server" in sys.argv:
         asyncio.run(floor_server())
@@ -213,12 +225,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the raw times as JSON")
     options = parser.parse_args()
     out = asyncio.run(run(options.rounds))
-    if options.json:
-        print(json.dumps(out))
-        return
-    text, ok = report(out)
-    print(text)
-    sys.exit(0 if ok else 1)
+    finish(out, report, as_json=options.json)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ from webmcp_harness import WebMCPSession, find_browser
 from webmcp_harness.session.browser import launch
 
 from .call_overhead import median_ms, pct_ms, serve
-from .mcp_bridge import interleaved
+from .mcp_bridge import finish, interleaved
 
 ROOT = Path(__file__).resolve().parent.parent
 PINS = {"chrome-devtools-mcp": "1.11.0", "@playwright/mcp": "0.0.83"}
@@ -365,12 +365,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the raw times as JSON")
     options = parser.parse_args()
     out = asyncio.run(run(options.rounds, not options.no_playwright_mcp))
-    if options.json:
-        print(json.dumps(out))
-        return
-    text, ok = report(out)
-    print(text)
-    sys.exit(0 if ok else 1)
+    finish(out, report, as_json=options.json)
 
 
 if __name__ == "__main__":

@@ -63,32 +63,28 @@ def test_the_inspector_lists_the_demo_shops_tools_and_ours(inspector: Path) -> N
     assert product["inputSchema"]["type"] == "object"
 
 
-def test_the_inspector_calls_a_page_tool_and_gets_its_answer(inspector: Path) -> None:
-    called = _inspect(
+def _get_product(inspector: Path, product_id: str, *, exit_code: int = 0) -> Any:
+    """get_product called through the Inspector; its CLI exits 5 for a result with isError."""
+    return _inspect(
         inspector,
         "--method",
         "tools/call",
         "--tool-name",
         "get_product",
         "--tool-arg",
-        "product_id=harbor-mug",
+        f"product_id={product_id}",
+        exit_code=exit_code,
     )
+
+
+def test_the_inspector_calls_a_page_tool_and_gets_its_answer(inspector: Path) -> None:
+    called = _get_product(inspector, "harbor-mug")
     assert called["isError"] is False
     assert json.loads(called["content"][0]["text"])["name"] == "Harbor Enamel Mug"
 
 
 def test_the_inspector_sees_a_call_the_schema_refuses_as_an_error(inspector: Path) -> None:
-    # The Inspector's CLI prints the result and exits 5 for a result with isError.
-    called = _inspect(
-        inspector,
-        "--method",
-        "tools/call",
-        "--tool-name",
-        "get_product",
-        "--tool-arg",
-        "product_id=no-such-mug",
-        exit_code=5,
-    )
+    called = _get_product(inspector, "no-such-mug", exit_code=5)
     assert called["isError"] is True
     assert called["structuredContent"]["error"] == {"code": "invalid_input", "retryable": True}
     assert called["content"][0]["text"].startswith("Error [invalid_input]: get_product:")

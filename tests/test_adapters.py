@@ -51,7 +51,7 @@ def test_both_apis_wrap_one_implementation_object_with_what_the_backends_use(pag
 
 def test_a_sync_page_runs_a_coroutine_on_its_own_loop(page: Page) -> None:
     async def answer() -> int:
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # sleep-ok: a yield to the loop, so the coroutine really suspends
         return 42
 
     assert run_sync(page, answer()) == 42

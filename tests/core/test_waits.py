@@ -40,7 +40,7 @@ def test_a_cancel_that_is_not_the_callers_is_none() -> None:
 def test_the_callers_own_cancel_propagates() -> None:
     async def main() -> None:
         waiting = asyncio.ensure_future(bounded(_never(), 30))
-        await asyncio.sleep(0)  # let it start waiting
+        await asyncio.sleep(0)  # sleep-ok: one yield to the loop, so bounded starts waiting
         waiting.cancel()
         await waiting
 

@@ -19,7 +19,6 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -132,21 +131,28 @@ def _session(port: int) -> str:
 def _bumps(port: int, sid: str) -> int:
     """How often bump has run, counting the call made here."""
     headers = {"Host": f"127.0.0.1:{port}", "Mcp-Session-Id": sid, **JSON}
-    deadline = time.monotonic() + WAIT
-    while True:  # the page may still be registering its tool
-        status, _, body = _post(port, CALL, headers)
-        assert status == 200, body
-        result = _answer(body)["result"]
-        if not result.get("isError") or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+    status, _, body = _post(port, CALL, headers)
+    assert status == 200, body
+    result = _answer(body)["result"]
     assert not result.get("isError"), result
     return int(result["content"][0]["text"])
 
 
 @pytest.fixture
 def sid(port: int) -> str:
-    return _session(port)
+    """A session whose page has registered bump (the server waits for the tool's event)."""
+    session = _session(port)
+    ready = {
+        "jsonrpc": "2.0",
+        "id": 6,
+        "method": "tools/call",
+        "params": {"name": "browser_wait_for_tool", "arguments": {"name": "bump", "timeout": 60}},
+    }
+    headers = {"Host": f"127.0.0.1:{port}", "Mcp-Session-Id": session, **JSON}
+    status, _, body = _post(port, ready, headers)
+    assert status == 200, body
+    assert not _answer(body)["result"].get("isError"), body
+    return session
 
 
 @pytest.mark.parametrize("host", ["evil.example:80", "attacker.test", "127.0.0.1.nip.io"])

@@ -424,7 +424,7 @@ class Gateway:
         return found
 
     def _find(self, tools: list[Tool], name: str, frame: str | None) -> Tool | None:
-        matches = [t for t in tools if t.name == name and _in_frame(t, frame)]
+        matches = [t for t in tools if t.name == name and t.in_frame(frame)]
         matches.sort(key=lambda t: not self._is_main(t))
         return matches[0] if matches else None
 
@@ -598,15 +598,6 @@ def output_size(result: Mapping[str, Any]) -> int:
     except (TypeError, ValueError, RecursionError):
         return 0
     return len(text.encode("utf-8", "surrogatepass"))
-
-
-def _in_frame(tool: Tool, frame: str | None) -> bool:
-    """Whether tool is in the frame named by id, origin or (part of) its URL; any when None."""
-    if frame is None:
-        return True
-    return frame in (tool.frame_id, tool.frame_origin, tool.frame_url) or (
-        bool(frame) and frame in tool.frame_url
-    )
 
 
 def held_result(held: Mapping[str, Any]) -> dict[str, Any]:

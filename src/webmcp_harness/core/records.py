@@ -92,6 +92,15 @@ class Tool:
         """Whether a declarative form submits itself (imperative tools always run)."""
         return not self.declarative or bool(self.annotations.get("autosubmit"))
 
+    def in_frame(self, frame: str | None) -> bool:
+        """Whether the tool is in the frame named by id, origin or URL (a part of it); any frame
+        when frame is None. The one rule for a call's or a script's ``frame``."""
+        if frame is None:
+            return True
+        return frame in (self.frame_id, self.frame_origin, self.frame_url) or (
+            bool(frame) and frame in self.frame_url
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The tool as JSON-ready data (camelCase, as on the wire)."""
         data: dict[str, Any] = {

@@ -266,6 +266,7 @@ class WebMCPSession:
         caller that looked the tool up first and must not run one that appears meanwhile. Bounded
         by the session's timeout (the probe for WebMCP, by its own shorter bound)."""
         self._check_open()
+        started = time.perf_counter()
         deadline = time.monotonic() + self.timeout
         record = CallRecord(id=next(self._ids), tool=name, input=args if args is not None else {})
         self.records.append(record)
@@ -277,6 +278,7 @@ class WebMCPSession:
                 self._lacks = await self._what_the_page_lacks(left(deadline))
             result = self._unavailable(record, name, frame, tools)
         record.result, record.code = result, code_of(result)
+        record.timings["totalMs"] = (time.perf_counter() - started) * 1000
         return CallResult(result, record)
 
     async def _call(
@@ -542,7 +544,7 @@ class WebMCPSession:
         return fits(validator, args, deadline=deadline)  # bounded: patterns, $ref, no fetches
 
     def _find(self, tools: list[Tool], name: str, frame: str | None) -> Tool | None:
-        matches = [t for t in tools if t.name == name and _in_frame(t, frame)]
+        matches = [t for t in tools if t.name == name and t.in_frame(frame)]
         if not matches:
             return None
         mains = self.backend.main_frame_ids
@@ -589,7 +591,7 @@ class WebMCPSession:
             finally:
                 with contextlib.suppress(ValueError):
                     self._tool_waiters.remove(entry)
-            if _in_frame(tool, frame):
+            if tool.in_frame(frame):
                 return tool
 
     async def _what_the_page_lacks(self, limit: float = _DETECT_WAIT) -> CallReason | None:
@@ -646,15 +648,6 @@ async def _open(sources: Sources, session: WebMCPSession, limit: float) -> None:
     except BackendError as exc:
         await sources.close()
         raise AttachError(f"Could not attach to the page: {exc}") from exc
-
-
-def _in_frame(tool: Tool, frame: str | None) -> bool:
-    """Whether tool is in the frame named by id, origin or URL (a part of it), or frame is None."""
-    if frame is None:
-        return True
-    return frame in (tool.frame_id, tool.frame_origin, tool.frame_url) or (
-        bool(frame) and frame in tool.frame_url
-    )
 
 
 def _check_settle(settle: Any) -> float:

@@ -6,16 +6,20 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import xmlschema
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from webmcp_harness.cli.summary import render_summary
+from webmcp_harness.conformance import ids
 from webmcp_harness.conformance.findings import Collector, Finding, Severity
 from webmcp_harness.conformance.metadata import check_metadata
 from webmcp_harness.conformance.reports import (
@@ -287,8 +291,8 @@ def test_controls_and_direction_overrides_in_a_page_string_show_as_escapes_in_th
 def test_the_html_groups_findings_by_page_and_tool() -> None:
     page = to_html(build_report())
     first, second = page.index('id="page-0"'), page.index('id="page-1"')
-    assert first < page.index("place_order") < second
-    assert page.index("The page never finished loading") > second
+    assert first < page.index("place_order", first) < second  # the summary above names it too
+    assert page.index("The page never finished loading", first) > second
     assert "<summary>place_order" in page
 
 
@@ -341,6 +345,188 @@ def test_hostile_descriptions_run_no_script_in_the_html_report(
     text = tab.inner_text("body")
     assert "<script>window.__pwned = 1;" in text  # shown as text, for a person to read
     assert 'onerror="window.__pwned = 2;' in text
+    assert tab.evaluate("[...document.images].map(i => i.naturalWidth > 0)") == [True]
+
+
+# --- HTML: the summary, the failed checks, the tools, the options -------------------------------
+
+
+def test_the_summary_gives_each_family_its_score() -> None:
+    report = CheckReport(started=1.0, ended=2.0)
+    collected = Collector(PAGE)
+    collected.ran(ids.METADATA_NAME_VALID, tool="t")
+    collected.add(ids.METADATA_DESCRIPTION_USEFUL, "Say more than the name.", tool="t")
+    collected.add(ids.SAFETY_CODE_EXECUTION, "It runs what it is given.", tool="t")
+    collected.skip(ids.BEHAVIOUR_ANSWERS, "not called (--call none)", tool="t")
+    report.add_page(PageResult(url=PAGE, tools=[tool("t", "A tool.")]), collected, [])
+    scores = dict(
+        re.findall(r'data-family="([a-z]+)">.*?<div class="num">(\d+)</div>', to_html(report))
+    )
+    assert scores == {"metadata": "75", "safety": "0"}  # a skipped check does not count
+    assert "a warning costs half of it and an error all of it" in to_html(report)
+
+
+def test_an_unknown_family_shows_under_its_own_name() -> None:
+    report = CheckReport(started=1.0, ended=2.0)
+    finding = Finding("latency.first-call", Severity.WARNING, PAGE, "Slow.", "docs/codes.md")
+    report.add_page(PageResult(url=PAGE), Collector(PAGE), [])
+    report.findings.append(finding)
+    page = to_html(report)
+    assert 'data-family="latency"><div class="title">latency</div>' in page
+    assert "The checks whose ids start with" in page
+
+
+def test_a_failed_check_shows_its_finding_tool_call_fix_and_docs_link() -> None:
+    report = build_report()
+    report.findings.append(
+        Finding.make(
+            ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
+            "It crashed on valid input (call #1).",
+            page=PAGE,
+            tool="search_products",
+            detail={"call": 1},
+        )
+    )
+    page = to_html(report)
+    failed = page[page.index('id="failed"') : page.index('id="options"')]
+    assert "It crashed on valid input (call #1)." in failed
+    assert "<code>search_products</code>" in failed
+    assert "call #1 of <code>search_products</code>" in failed  # the call: input, code, message
+    assert "&lt;script&gt;window.__pwned = 1;" in failed  # its input, escaped
+    assert "Input that fits the <code>inputSchema</code> is accepted." in failed  # how to fix
+    assert 'href="docs/codes.md#behaviour-accepts-valid-input"' in failed
+
+
+def test_the_options_are_said_in_words() -> None:
+    page = to_html(build_report())
+    options = page[page.index('id="options"') :].split("</section>", 1)[0]
+    assert "called only the tools marked read-only" in options
+    assert "Errors fail the run; warnings do not" in options
+    assert "note: &lt;script&gt;" in options  # an option without words: its name and value
+    assert "{" not in options
+
+
+@dataclass(frozen=True)
+class Where:
+    url: str
+    line: Any
+    column: Any
+
+
+@dataclass(frozen=True)
+class LocatedTool(Tool):
+    """A tool with the `location` the session is to give (the report reads it if present)."""
+
+    location: Any = None
+
+
+def hostile_report() -> CheckReport:
+    """Page strings in every new part of the HTML report: the failed check and its call, an
+    unknown family, the tools table (annotations, location), the options in words."""
+    evil = LocatedTool(
+        f"evil{SVG}",
+        HOSTILE,
+        {"type": "object"},
+        {SCRIPT: ONERROR, "readOnlyHint": SVG, "destructiveHint": True},
+        "root",
+        f"javascript:alert(1)//{SCRIPT}",
+        location=Where(f"javascript:alert(2)//{ONERROR}", SCRIPT, 7),
+    )
+    record = CallRecord(
+        id=1,
+        tool=evil.name,
+        input={SVG: SCRIPT},
+        frame_url=PAGE,
+        result={"content": [{"type": "text", "text": f"Error: {ONERROR}"}], "isError": True},
+    )
+    report = CheckReport(
+        started=1.0,
+        ended=2.0,
+        options={
+            "urls": ["javascript:alert(3)", SCRIPT],
+            "call": SCRIPT,
+            "timeout": SCRIPT,
+            "viewport": [SCRIPT, 1],
+            SCRIPT: {"x": SVG},
+        },
+    )
+    collected = Collector(PAGE)
+    collected.add(ids.SAFETY_CODE_EXECUTION, f"It ran {SCRIPT}", tool=evil.name, frame=SVG)
+    report.add_page(PageResult(url=PAGE, title=SVG, tools=[evil]), collected, [record])
+    report.findings.append(
+        Finding(f"{SCRIPT}.x", Severity.ERROR, PAGE, ONERROR, f"javascript:{SVG}", evil.name,
+                detail={"call": 1})
+    )  # fmt: skip
+    return report
+
+
+def test_page_strings_in_the_summary_failed_checks_tools_and_options_are_escaped() -> None:
+    page = to_html(hostile_report())
+    for payload in (SCRIPT, ONERROR, SVG):
+        assert payload not in page
+    assert "<script" not in page.lower()
+    assert "<svg" not in page
+    assert 'href="javascript:' not in page
+    assert "call #1 of <code>evil&quot;&gt;&lt;svg" in page  # the call that showed it
+    tools = page.split('class="tools"', 1)[1].split("</table>", 1)[0]
+    assert "destructive" in tools
+    assert "readOnlyHint: " in tools  # not a boolean: shown as it is, not read as read-only
+    assert "read-only" not in tools
+    assert ":7</code>" in page  # where registered: a line that is not a number is left out
+
+
+def test_hostile_strings_in_the_new_parts_run_no_script_in_chromium(
+    tab: Page, serve: Callable[[str, str], str]
+) -> None:
+    report_html = re.sub(
+        r"<meta http-equiv=\"Content-Security-Policy\"[^>]*>", "", to_html(hostile_report())
+    )  # escaping must hold without the CSP's help
+    dialogs = _open_in_chromium(tab, serve("report-new-parts.html", report_html))
+    assert dialogs == []
+    assert tab.evaluate("typeof window.__pwned") == "undefined"
+    assert tab.locator("script, svg, [onerror], [onload]").count() == 0
+    assert tab.locator('a[href^="javascript:"]').count() == 0
+    assert "<script>window.__pwned = 1;" in tab.inner_text("#failed")
+
+
+def test_a_real_report_opens_in_chromium_without_errors_or_requests(
+    tab: Page, pages_url: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "report.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "webmcp_harness", "check", f"{pages_url}/report/flawed-shop.html",
+         "--html", str(path), "--timeout", "10"],
+        capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr.decode(errors="replace")
+    problems: list[str] = []
+    requests: list[str] = []
+    tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda e: problems.append(str(e)))
+    tab.on("request", lambda r: requests.append(r.url))
+    tab.goto(path.as_uri(), wait_until="load")
+    tab.wait_for_function("[...document.images].every(i => i.complete)")
+    assert problems == []
+    assert requests == [path.as_uri()]  # the file itself, nothing else
+
+    expect(tab.locator("#summary")).to_be_visible()
+    cards = tab.locator("#summary .score .title")
+    expect(cards).to_have_text(["Discovery", "Metadata", "Behaviour", "Forms", "Safety"])
+    failed = tab.locator("#failed > article.failure")  # warnings: folded below
+    expect(failed).to_have_count(3)
+    for n in range(3):
+        expect(failed.nth(n)).to_be_visible()
+    crash = failed.filter(has_text="behaviour.accepts-valid-input")
+    expect(crash).to_contain_text("get_order_status")
+    expect(crash).to_contain_text("→ code failed")  # the call that showed it
+    expect(crash.locator("a.docs")).to_have_attribute(
+        "href", "docs/codes.md#behaviour-accepts-valid-input"
+    )
+    tools = tab.locator("table.tools tr")
+    expect(tools).to_have_count(5)  # a heading and four tools
+    expect(tools.filter(has_text="subscribe_newsletter")).to_contain_text("form")
+    expect(tools.filter(has_text="place_order")).to_contain_text("read-only")
+    expect(tab.locator("#options")).to_contain_text("called only the tools marked read-only")
     assert tab.evaluate("[...document.images].map(i => i.naturalWidth > 0)") == [True]
 
 

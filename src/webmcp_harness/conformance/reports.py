@@ -25,9 +25,12 @@ from typing import IO, Any
 from urllib.parse import urlsplit
 
 from ..core.records import CallRecord, Tool
+from ..core.results import first_text
 from ..core.secrets import redact
 from ..core.text import clip, dumps, no_surrogates, safe_text
-from .findings import CHECKS, Collector, Finding, Severity, Target
+from .codesdoc import explanation
+from .families import FamilyScore, score_families
+from .findings import CHECKS, Collector, Finding, Severity, Target, codes
 from .spool import Spool
 
 __all__ = [
@@ -587,9 +590,13 @@ def _link(url: str, label: str | None = None) -> str:
     return f'<a href="{_e(safe, 4_000)}" rel="noopener noreferrer nofollow">{text}</a>'
 
 
-def _rule(rule: str) -> str:
+def _rule(rule: str, check_id: str = "") -> str:
+    """A finding's rule: a link to the spec, or nothing more when it is the check's own entry in
+    docs/codes.md (linked beside the check already)."""
     if _safe_url(rule):
         return _link(rule, "rule")
+    if check_id and rule == codes(check_id):
+        return ""
     return f'<span class="rule">{_e(rule, 300)}</span>'
 
 
@@ -612,54 +619,175 @@ background:#f6f8fa}
 header{background:#24292f;color:#fff;padding:16px 24px}
 header h1{margin:0 0 6px;font-size:20px}
 main{padding:16px 24px;max-width:1200px}
+h2{font-size:17px;margin:0 0 10px}
 .badge{display:inline-block;padding:2px 8px;border-radius:10px;font-weight:600;font-size:12px}
 .pass{background:#1a7f37;color:#fff}.fail{background:#cf222e;color:#fff}
 .sev-error{background:#ffebe9;color:#a40e26}.sev-warning{background:#fff8c5;color:#7d4e00}
 .sev-info{background:#ddf4ff;color:#0a3069}
-section.page{background:#fff;border:1px solid #d0d7de;border-radius:6px;margin:16px 0;padding:12px 16px}
+section.page,section.box{background:#fff;border:1px solid #d0d7de;border-radius:6px;margin:16px 0;
+padding:12px 16px}
 section.page h2{font-size:16px;margin:0 0 8px;word-break:break-all}
+.scores{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:12px}
+.score{border:1px solid #d0d7de;border-radius:6px;padding:10px 12px}
+.score .num{font-size:30px;font-weight:700;line-height:1.1}
+.score .title{font-weight:600}
+.good .num{color:#1a7f37}.fair .num{color:#9a6700}.poor .num{color:#cf222e}
+.bar{height:6px;background:#eaeef2;border-radius:3px;margin:6px 0}
+.bar span{display:block;height:6px;border-radius:3px;background:currentColor}
+.good .bar{color:#1a7f37}.fair .bar{color:#bf8700}.poor .bar{color:#cf222e}
+article.failure{border:1px solid #d0d7de;border-left:4px solid #cf222e;border-radius:6px;
+margin:10px 0;padding:8px 12px}
+article.failure.warning{border-left-color:#bf8700}
+article.failure h3{font-size:14px;margin:0 0 6px}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px;margin:0}
+dl.facts dt{color:#57606a;font-size:12px;padding-top:2px}dl.facts dd{margin:0;word-break:break-word}
 table{border-collapse:collapse;width:100%;margin:8px 0}
 th,td{border-bottom:1px solid #eaeef2;text-align:left;padding:4px 6px;vertical-align:top}
 th{font-size:12px;color:#57606a}
-td.msg{white-space:pre-wrap;word-break:break-word}
+td.msg,dd.msg{white-space:pre-wrap;word-break:break-word}
 code,pre{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 pre{white-space:pre-wrap;word-break:break-all;margin:0;max-height:12em;overflow:auto}
 details{margin:6px 0}summary{cursor:pointer;font-weight:600}
 .head{display:flex;justify-content:space-between;gap:16px;align-items:flex-start}
-img.shot{width:320px;max-height:240px;object-fit:cover;object-position:top;
+img.shot{width:400px;max-width:45%;max-height:300px;object-fit:cover;object-position:top;
 border:1px solid #d0d7de;flex:none}
+ul.options{margin:0;padding-left:20px}
 .muted{color:#57606a}
 """
+
+_HTML_MAX_FAILED = 200  # failed checks (and warnings) listed at the top; the pages hold the rest
+_SCORING = (
+    "A family's score is the share of its checks that passed, out of 100: each check that ran on "
+    "a page or a tool counts once, a warning costs half of it and an error all of it (info costs "
+    "nothing; skipped checks do not count). It is the same with or without --strict."
+)
+_DOCS_NOTE = (
+    "Links to docs/codes.md are relative to this file: they open the page of the checkout the "
+    "report is written in (as check --html report.html in its root does), with no request made."
+)
 
 
 def to_html(report: CheckReport, *, strict: bool | None = None, title: str | None = None) -> str:
     """The report as one self-contained HTML page (inline CSS, images as data: URIs, no script)."""
+    out = io.StringIO()
+    write_html(report, out, strict=strict, title=title)
+    return out.getvalue()
+
+
+def write_html(
+    report: CheckReport,
+    path: str | Path | IO[str],
+    *,
+    strict: bool | None = None,
+    title: str | None = None,
+) -> None:
+    """Write the HTML report to a path or an open text file: the summary (a score per family),
+    the failed checks, the run's options, then each page (screenshot, findings, tools, calls).
+    A spooled report's pages are read twice: once for the summary, once for the pages."""
     strict = report.strict if strict is None else strict
-    if report.spool is not None:
-        out = io.StringIO()
-        write_html(report, out, strict=strict, title=title)
-        return out.getvalue()
-    parts = _html_head(
-        report,
-        strict,
-        title,
-        pages=len(report.pages),
-        tools=sum(len(p.tools) for p in report.pages),
-        calls=len(report.records),
-    )
+    overview = _overview(_bundles(report), strict)
+    with _output(path) as write:
+        write("\n".join(_html_head(report, strict, title, overview)))
+        rest: list[CallRecord] = []
+        # gathered on the way: a second pass would read every page again
+        ignored: list[Finding] = list(report.ignored[:_HTML_MAX_FINDINGS])
+        for index, bundle in enumerate(_bundles(report)):
+            ignored.extend(bundle.ignored[: _HTML_MAX_FINDINGS - len(ignored)])
+            mine = _page_records(bundle)
+            placed = {id(r) for r in mine}
+            rest.extend(r for r in bundle.records if id(r) not in placed)
+            write("\n" + _page_html(bundle.page, index, bundle.findings, mine))
+        if report.spool is None:
+            rest = _records_for(report, None, _pages(report))
+        for part in [*_ignored_html(ignored), *_other_calls(rest)]:
+            write("\n" + part)
+        write("\n</main></body></html>")
+
+
+def _pages(report: CheckReport) -> list[PageResult]:
+    """A report in memory's pages, and a page of its own for a finding on a page not visited."""
     pages = list(report.pages)
     known = {p.url for p in pages}
     for finding in report.findings:
         if finding.page not in known:
             known.add(finding.page)
             pages.append(PageResult(url=finding.page))
-    for index, page in enumerate(pages):
-        mine = [f for f in report.findings if f.page == page.url]
-        parts.append(_page_html(page, index, mine, _records_for(report, page, [])))
-    parts.extend(_ignored_html(report.ignored))
-    parts.extend(_other_calls(_records_for(report, None, pages)))
-    parts.append("</main></body></html>")
-    return "\n".join(parts)
+    return pages
+
+
+def _bundles(report: CheckReport) -> Iterator[PageBundle]:
+    """The report's pages, each with its findings, checks and calls: read back from the spool, or
+    gathered from a report in memory (the ignored findings stay with the report then)."""
+    if report.spool is not None:
+        yield from report.spool
+        return
+    for page in _pages(report):
+        yield PageBundle(
+            page,
+            [f for f in report.findings if f.page == page.url],
+            [t for t in report.targets if t.page == page.url],
+            _records_for(report, page, []),
+            [],
+        )
+
+
+def _page_records(bundle: PageBundle) -> list[CallRecord]:
+    """A page's calls: the records with its numbers, else those made in its frame."""
+    page = bundle.page
+    ids = set(page.calls) if page.calls is not None else None
+    return [
+        r
+        for r in bundle.records
+        if (r.shown_number in ids if ids is not None else r.frame_url == page.url)
+    ]
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """A failed check (or a warning) as the summary lists it: the finding, its page's section,
+    and the call that showed it, when the finding names one."""
+
+    finding: Finding
+    page: int
+    call: CallRecord | None
+
+
+@dataclass
+class _Overview:
+    """What the report's summary shows, from one pass over the pages."""
+
+    families: list[FamilyScore]
+    failed: list[_Failed]
+    failed_total: int
+    warned: list[_Failed]
+    warned_total: int
+
+
+def _overview(bundles: Iterable[PageBundle], strict: bool) -> _Overview:
+    cases: list[tuple[str, list[Severity]]] = []
+    failed: list[_Failed] = []
+    warned: list[_Failed] = []
+    failed_total = warned_total = 0
+    for index, bundle in enumerate(bundles):
+        for case in _cases(bundle.targets, bundle.findings):
+            if case.skipped is None:
+                cases.append((case.check, [f.severity for f in case.findings]))
+        calls = {r.shown_number: r for r in bundle.records}
+        for finding in sorted(bundle.findings, key=lambda f: f.severity.rank):
+            fails = finding.severity.fails(strict=strict)
+            if not fails and finding.severity is not Severity.WARNING:
+                continue
+            number = finding.detail.get("call")
+            call = calls.get(number) if isinstance(number, int) else None
+            if fails:
+                failed_total += 1
+                if len(failed) < _HTML_MAX_FAILED:
+                    failed.append(_Failed(finding, index, call))
+            else:
+                warned_total += 1
+                if len(warned) < _HTML_MAX_FAILED:
+                    warned.append(_Failed(finding, index, call))
+    return _Overview(score_families(cases), failed, failed_total, warned, warned_total)
 
 
 def _ignored_html(ignored: Sequence[Finding]) -> list[str]:
@@ -679,13 +807,14 @@ def _other_calls(rest: list[CallRecord]) -> list[str]:
 
 
 def _html_head(
-    report: CheckReport, strict: bool, title: str | None, *, pages: int, tools: int, calls: int
+    report: CheckReport, strict: bool, title: str | None, overview: _Overview
 ) -> list[str]:
-    """The HTML report's parts before the pages: head, header, options."""
-    summary = report.totals(strict).summary if report.spool is not None else None
-    counts = summary["findings"] if summary is not None else report.counts()
-    passed = summary["passed"] if summary is not None else not report.failed(strict)
+    """The HTML report's parts before the pages: head, header, summary, failed checks, options."""
+    summary = report.totals(strict).summary if report.spool is not None else report.summary()
+    counts = summary["findings"] if report.spool is not None else report.counts()
+    passed = not report.failed(strict)
     heading = title or "WebMCP conformance report"
+    calls = summary["calls"]
     parts: list[str] = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -698,15 +827,222 @@ def _html_head(
         f"<h1>{_e(heading, 200)}</h1>",
         f'<span class="badge {"pass" if passed else "fail"}">{"PASSED" if passed else "FAILED"}'
         f"</span> {counts['error']} errors · {counts['warning']} warnings · {counts['info']} info"
-        f" · {pages} pages · {tools} tools · {calls} calls",
+        f" · {summary['pages']} pages · {summary['tools']} tools · {calls} calls",
         f'<div class="muted">started {_e(_iso(report.started))} · {report.duration:.1f} s'
         f"{' · strict' if strict else ''}</div>",
         "</header><main>",
+        _summary_html(overview),
+        _failed_html(overview, strict),
     ]
     if report.options:
-        shown = dumps(_clip_deep(report.options, 300))
-        parts.append(f'<p class="muted">Options: <code>{_e(shown, 3_000)}</code></p>')
+        parts.append(_options_html(report.options))
     return parts
+
+
+def _band(family: FamilyScore) -> str:
+    """The colour of a score: green only with no check failed."""
+    if not family.failed and family.score >= 90:
+        return "good"
+    return "fair" if family.score >= 50 else "poor"
+
+
+def _summary_html(overview: _Overview) -> str:
+    out = ['<section class="box" id="summary"><h2>Summary: a score per family</h2>']
+    if not overview.families:
+        out.append('<p class="muted">No check ran.</p>')
+    else:
+        out.append('<div class="scores">')
+        for fs in overview.families:
+            band = _band(fs)
+            tally = f"{fs.checks} checks · {fs.failed} failed · {fs.warned} with warnings"
+            out.append(
+                f'<div class="score {band}" data-family="{_e(fs.family.prefix, 60)}">'
+                f'<div class="title">{_e(fs.family.title, 60)}</div>'
+                f'<div class="num">{fs.score}</div>'
+                f'<div class="bar"><span style="width:{fs.score}%"></span></div>'
+                f'<div class="muted">{tally}</div>'
+                f"<div>{_e(fs.family.meaning, 200)}</div></div>"
+            )
+        out.append("</div>")
+    out.append(f'<p class="muted">{_e(_SCORING)} {_e(_DOCS_NOTE)}</p></section>')
+    return "\n".join(out)
+
+
+def _failed_html(overview: _Overview, strict: bool) -> str:
+    heading = "Failed checks" + (" (errors and, with --strict, warnings)" if strict else "")
+    out = [f'<section class="box" id="failed"><h2>{heading}: {overview.failed_total}</h2>']
+    if not overview.failed_total:
+        out.append("<p>No check failed.</p>")
+    out.extend(_failure_html(f) for f in overview.failed)
+    if overview.failed_total > len(overview.failed):
+        more = overview.failed_total - len(overview.failed)
+        out.append(f'<p class="muted">{more:,} more: see the pages below.</p>')
+    if overview.warned_total:
+        out.append(
+            f"<details><summary>Warnings (they fail the run with --strict): "
+            f"{overview.warned_total}</summary>"
+        )
+        out.extend(_failure_html(f) for f in overview.warned)
+        if overview.warned_total > len(overview.warned):
+            more = overview.warned_total - len(overview.warned)
+            out.append(f'<p class="muted">{more:,} more: see the pages below.</p>')
+        out.append("</details>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _failure_html(failed: _Failed) -> str:
+    f = failed.finding
+    check = CHECKS.get(f.check)
+    title = check.title if check is not None else ""
+    warning = " warning" if f.severity is Severity.WARNING else ""
+    tool = (
+        f"<code>{_e(f.tool, 200)}</code>"
+        if f.tool is not None
+        else '<span class="muted">the page</span>'
+    )
+    if f.frame:
+        tool += f' <span class="muted">in frame {_e(f.frame, 300)}</span>'
+    facts = [
+        ("Finding", f'<dd class="msg">{_e(f.message)}</dd>'),
+        ("Tool", f"<dd>{tool}</dd>"),
+        ("Page", f'<dd>{_link(f.page)} · <a href="#page-{failed.page}">its section</a></dd>'),
+    ]
+    if failed.call is not None:
+        facts.append(("Call", f"<dd>{_call_html(failed.call)}</dd>"))
+    facts.append(("How to fix", f"<dd>{_fix_html(f.check, title)}</dd>"))
+    rows = "".join(f"<dt>{name}</dt>{value}" for name, value in facts)
+    return (
+        f'<article class="failure{warning}"><h3><span class="badge sev-{_e(f.severity.value)}">'
+        f"{_e(f.severity.value)}</span> <code>{_e(f.check, 100)}</code> {_e(title, 300)}</h3>"
+        f'<dl class="facts">{rows}</dl></article>'
+    )
+
+
+def _call_html(record: CallRecord) -> str:
+    """The call that showed a finding: its number, input, code and message."""
+    given = dumps(redact(record.input))
+    result = record.result if isinstance(record.result, dict) else {}
+    message = first_text(redact(result)) or record.browser.error_text or ""
+    code = _e(record.code or "ok", 50)
+    said = f'<div class="msg">{_e(message, 500)}</div>' if message else ""
+    return (
+        f"call #{record.shown_number} of <code>{_e(record.tool, 200)}</code> → code "
+        f"<code>{code}</code><pre>{_e(given, 500)}</pre>{said}"
+    )
+
+
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def _fix_html(check_id: str, title: str) -> str:
+    """What the check asks, in docs/codes.md's words, and the link to its entry there."""
+    told = explanation(check_id)
+    text = _CODE_SPAN.sub(r"<code>\1</code>", _e(told or title, 1_000))
+    return f"{text} {_codes_link(check_id)}"
+
+
+_CHECK_ID = re.compile(r"[a-z0-9]+(?:[.-][a-z0-9]+)*")
+
+
+def _codes_link(check_id: str) -> str:
+    """The link to a check's entry in docs/codes.md (relative: see _DOCS_NOTE)."""
+    if not _CHECK_ID.fullmatch(check_id):
+        return ""
+    target = codes(check_id)
+    return f'<a class="docs" href="{_e(target)}">{_e(target)}</a>'
+
+
+def _secs(value: Any) -> str:
+    return (
+        f"{value:g} s" if isinstance(value, (int, float)) and not isinstance(value, bool) else "?"
+    )
+
+
+def _count(value: Any) -> str:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else "?"
+
+
+_CALL_WORDS = {
+    "readonly": "The behaviour checks called only the tools marked read-only (readOnlyHint).",
+    "all": "The behaviour checks called every tool, read-only or not (--call all).",
+    "none": "No tool was called (--call none): the behaviour checks did not run.",
+}
+
+
+def _option_words(key: str, value: Any, options: dict[str, Any]) -> str | None:
+    """One option as a sentence of escaped HTML, or None when it goes without saying."""
+    if key == "urls" and isinstance(value, list):
+        links = ", ".join(_link(str(u)) for u in value[:20])
+        more = f" and {len(value) - 20:,} more" if len(value) > 20 else ""
+        return f"Pages given: {links}{more}."
+    if key == "demo":
+        return "The demo shop was served for the run." if value else None
+    if key == "call" and isinstance(value, str) and value in _CALL_WORDS:
+        return _e(_CALL_WORDS[value])
+    if key == "timeout":
+        load = options.get("load_timeout")
+        loads = "as long" if load is None else _secs(load)
+        return f"Each tool call could take {_secs(value)}; a page load {loads}."
+    if key == "load_timeout":
+        return None
+    if key == "crawl":
+        if not value:
+            return "Only the pages given were checked (no --crawl)."
+        per_path = options.get("max_per_path")
+        each = f", {_count(per_path)} per path" if per_path is not None else ""
+        return (
+            f"Same-origin links were followed {_count(value)} step(s) from each page given, "
+            f"{_count(options.get('max_pages'))} pages at most{each}."
+        )
+    if key in ("max_pages", "max_per_path"):
+        return None
+    if key == "workers":
+        return f"{_count(value)} page(s) were checked at once, each in its own browser context."
+    if key == "browsers":
+        return f"The pages were shared among {_count(value)} browsers."
+    if key == "strict":
+        if value:
+            return "Warnings fail the run, as errors do (--strict)."
+        return "Errors fail the run; warnings do not (no --strict)."
+    if key == "max_called_tools":
+        return f"At most {_count(value)} tools were called on a page."
+    if key == "backend":
+        return f"Tools were read through the {_e(value, 40)} backend."
+    if key == "screenshots":
+        return None if value else "No screenshots were taken."
+    if key == "settle":
+        return f"The tool list had to stay unchanged for {_secs(value)} after each page loaded."
+    if key == "allow_no_tools":
+        return "Pages without tools were allowed (--allow-no-tools)." if value else None
+    if key == "explore":
+        return f"Tools that a call made appear were checked too, {_count(value)} call(s) deep."
+    if key == "pages":
+        return "Per-page rules came from a --config file." if value else None
+    if key == "viewport" and isinstance(value, list) and len(value) == 2:
+        return f"The window was {_count(value[0])}×{_count(value[1])} pixels."
+    if key == "pagesNotVisited":
+        return (
+            f"{_count(value)} page(s) found were not visited (a limit was reached)."
+            if value
+            else None
+        )
+    if key == "retried" and isinstance(value, list):
+        if not value:
+            return None
+        links = ", ".join(_link(str(u)) for u in value[:20])
+        return f"Checked again after their browser crashed: {links}."
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        shown = _e(value, 300)
+    else:
+        shown = f"<code>{_e(dumps(_clip_deep(value, 100)), 300)}</code>"
+    return f"{_e(key, 60)}: {shown}."
+
+
+def _options_html(options: dict[str, Any]) -> str:
+    said = [_option_words(str(key), value, options) for key, value in list(options.items())[:60]]
+    items = "".join(f"<li>{s}</li>" for s in said if s)
+    return f'<section class="box" id="options"><h2>How the run was made</h2><ul class="options">{items}</ul></section>'
 
 
 def _findings_table(findings: Sequence[Finding], *, ignored: bool = False) -> str:
@@ -719,15 +1055,15 @@ def _findings_table(findings: Sequence[Finding], *, ignored: bool = False) -> st
 
         rows.append(
             f'<tr><td><span class="badge sev-{_e(f.severity.value)}">{_e(f.severity.value)}'
-            f"</span></td><td><code>{_e(f.check, 100)}</code></td>"
-            f'<td class="msg">{_e(f.message)}{frame}</td><td>{_rule(f.rule)}</td></tr>'
+            f"</span></td><td><code>{_e(f.check, 100)}</code><div>{_codes_link(f.check)}</div></td>"
+            f'<td class="msg">{_e(f.message)}{frame}</td><td>{_rule(f.rule, f.check)}</td></tr>'
         )
     rows.append("</table>")
     return "\n".join(rows)
 
 
 def _page_html(page: PageResult, index: int, mine: list[Finding], records: list[CallRecord]) -> str:
-    """One page's section: its findings (mine), tools and call records."""
+    """One page's section: its screenshot, findings (mine), tools and call records."""
     shown = mine[:_HTML_MAX_FINDINGS]
     counts = {s: sum(1 for f in mine if f.severity is s) for s in Severity}
     out = [f'<section class="page" id="page-{index}"><div class="head"><div>']
@@ -744,6 +1080,8 @@ def _page_html(page: PageResult, index: int, mine: list[Finding], records: list[
     out.append("</div>")
     out.append(_image(page.screenshot, f"Screenshot of {page.url}"))
     out.append("</div>")
+    if page.tools:
+        out.append(_tools_html(page, records))
     page_level = [f for f in shown if f.tool is None]
     if page_level:
         out.append("<h3>Page</h3>")
@@ -762,31 +1100,80 @@ def _page_html(page: PageResult, index: int, mine: list[Finding], records: list[
         out.append(
             f'<p class="muted">{len(mine) - len(shown):,} more findings: see the JSON report.</p>'
         )
-    if page.tools:
-        out.append(_tools_html(page.tools))
     if records:
         out.append(_records_html(records))
     out.append("</section>")
     return "\n".join(out)
 
 
-def _tools_html(tools: Sequence[Tool]) -> str:
+_HINTS = {
+    "readOnlyHint": "read-only",
+    "destructiveHint": "destructive",
+    "idempotentHint": "idempotent",
+    "openWorldHint": "open world",
+    "untrustedContentHint": "untrusted content",
+    "autosubmit": "submits itself",
+}
+
+
+def _annotations_html(annotations: dict[str, Any]) -> str:
+    """A tool's annotations in words: "read-only", "not destructive", other keys as key: value."""
+    words: list[str] = []
+    for key, value in list(annotations.items())[:20]:
+        word = _HINTS.get(str(key))
+        if word is not None and isinstance(value, bool):
+            words.append(_e(word if value else f"not {word}"))
+        else:
+            words.append(f"{_e(key, 60)}: {_e(dumps(value), 100)}")
+    return ", ".join(words) or '<span class="muted">none</span>'
+
+
+def _location_html(tool: Tool) -> str:
+    """Where the page registered the tool (`Tool.location`: url, line, column), if known."""
+    location = getattr(tool, "location", None)  # a field another part of the harness fills in
+    if location is None:
+        return '<span class="muted">—</span>'
+    url = getattr(location, "url", "") or ""
+    line, column = getattr(location, "line", None), getattr(location, "column", None)
+    place = ":".join(str(n) for n in (line, column) if isinstance(n, int))
+    where = f"{clip(str(url), 300)}:{place}" if place else clip(str(url), 300)
+    return f"<code>{_e(where, 400)}</code>"
+
+
+def _tools_html(page: PageResult, records: Sequence[CallRecord]) -> str:
+    tools = page.tools
     rows = [
-        f"<details><summary>Tools ({len(tools)})</summary><table>"
-        "<tr><th>Name</th><th>Description</th><th>Annotations</th><th>Kind</th></tr>"
+        f'<h3>Tools ({len(tools)})</h3><table class="tools">'
+        "<tr><th>Tool</th><th>Kind</th><th>Frame</th><th>Annotations</th>"
+        "<th>Registered at</th><th>Calls</th><th>Codes</th></tr>"
     ]
     for tool in tools[:_HTML_MAX_TOOLS]:
-        annotations = dumps(tool.annotations)
         kind = "form" if tool.declarative else "imperative"
+        frame = (
+            f"<code>{_e(tool.frame_url, 200)}</code>"
+            if tool.frame_url and tool.frame_url != page.url
+            else "top"
+        )
+        calls = [
+            r
+            for r in records
+            if r.tool == tool.name
+            and (not r.frame_url or not tool.frame_url or r.frame_url == tool.frame_url)
+        ]
+        codes_seen: dict[str, int] = {}
+        for r in calls:
+            key = str(r.code) if r.code is not None else "ok"
+            codes_seen[key] = codes_seen.get(key, 0) + 1
+        shown_codes = ", ".join(f"{_e(c, 50)} ×{n}" for c, n in codes_seen.items()) or "—"
         rows.append(
-            f"<tr><td><code>{_e(tool.name, 200)}</code></td>"
-            f'<td class="msg">{_e(tool.description, 500)}</td>'
-            f"<td><code>{_e(annotations, 300)}</code></td><td>{kind}</td></tr>"
+            f"<tr><td><code>{_e(tool.name, 200)}</code>"
+            f'<div class="muted msg">{_e(tool.description, 300)}</div></td>'
+            f"<td>{kind}</td><td>{frame}</td><td>{_annotations_html(tool.annotations)}</td>"
+            f"<td>{_location_html(tool)}</td><td>{len(calls)}</td><td>{shown_codes}</td></tr>"
         )
     rows.append("</table>")
     if len(tools) > _HTML_MAX_TOOLS:
         rows.append(f'<p class="muted">{len(tools) - _HTML_MAX_TOOLS:,} more tools.</p>')
-    rows.append("</details>")
     return "\n".join(rows)
 
 
@@ -824,48 +1211,3 @@ def _records_html(records: Iterable[CallRecord]) -> str:
         )
     rows.append("</table></details>")
     return "\n".join(rows)
-
-
-def write_html(
-    report: CheckReport,
-    path: str | Path | IO[str],
-    *,
-    strict: bool | None = None,
-    title: str | None = None,
-) -> None:
-    """Write the HTML report to a path or an open text file."""
-    if report.spool is None:
-        _write(path, to_html(report, strict=strict, title=title))
-        return
-    strict = report.strict if strict is None else strict
-    summary = report.totals(strict).summary
-    parts = _html_head(
-        report,
-        strict,
-        title,
-        pages=summary["pages"],
-        tools=summary["tools"],
-        calls=summary["calls"],
-    )
-    with _output(path) as write:
-        write("\n".join(parts))
-        rest: list[CallRecord] = []
-        ignored: list[
-            Finding
-        ] = []  # gathered on the way: a second pass would read every page again
-        for index, bundle in enumerate(report.spool):
-            page = bundle.page
-            ignored.extend(bundle.ignored[: _HTML_MAX_FINDINGS - len(ignored)])
-            # A page's calls are the records with its numbers (every record is its own page's).
-            ids = set(page.calls) if page.calls is not None else None
-            mine = [
-                r
-                for r in bundle.records
-                if (r.shown_number in ids if ids is not None else r.frame_url == page.url)
-            ]
-            placed = {id(r) for r in mine}
-            rest.extend(r for r in bundle.records if id(r) not in placed)
-            write("\n" + _page_html(page, index, bundle.findings, mine))
-        for part in [*_ignored_html(ignored), *_other_calls(rest)]:
-            write("\n" + part)
-        write("\n</main></body></html>")

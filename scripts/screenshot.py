@@ -10,9 +10,16 @@ Playwright's own.
 from __future__ import annotations
 
 import argparse
+import functools
+import http.server
 import os
 import shutil
+import subprocess
 import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
@@ -48,13 +55,62 @@ def shoot(page: Page, url: str, out: Path) -> None:
     print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
 
 
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve_test_pages() -> Iterator[str]:
+    """tests/pages on a free port of 127.0.0.1: its base URL."""
+    handler = functools.partial(_Quiet, directory=str(ROOT / "tests" / "pages"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def shoot_report(width: int, height: int, out: Path) -> None:
+    """The top of the HTML report of a check of tests/pages/report/flawed-shop.html."""
+    with serve_test_pages() as base, tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.html"
+        url = f"{base}/report/flawed-shop.html"
+        command = [sys.executable, "-m", "webmcp_harness", "check", url, "--html", str(report)]
+        done = subprocess.run(command, capture_output=True, timeout=180, check=False)
+        if not report.is_file():
+            raise SystemExit(done.stderr.decode(errors="replace"))
+        html = report.read_text(encoding="utf-8").replace(base, "https://harbour.example")
+        report.write_text(html, encoding="utf-8")
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=browser_path(), args=LAUNCH_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": width, "height": height})
+                page.goto(report.as_uri())
+                out.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(out), animations="disabled")
+            finally:
+                browser.close()
+    print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "demo-shop.png")
+    parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--width", type=int, default=1200)
-    parser.add_argument("--height", type=int, default=800)
+    parser.add_argument("--height", type=int, default=None)
     parser.add_argument("--page", default="/", help="the shop page to shoot (default: the catalog)")
+    parser.add_argument("--report", action="store_true", help="shoot a check's HTML report")
     args = parser.parse_args(argv)
+    if args.report:
+        out = args.out or ROOT / "docs" / "check-report.png"
+        shoot_report(args.width, args.height or 1000, out.resolve())
+        return 0
+    args.out = args.out or ROOT / "docs" / "demo-shop.png"
+    args.height = args.height or 800
 
     with serve_demo() as server, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=browser_path(), args=LAUNCH_ARGS)

@@ -84,6 +84,15 @@ def test_the_readme_names_only_attributes_a_tool_has() -> None:
     assert not re.search(r"\btool\.(frame|inputSchema)\b", readme)
 
 
+def test_every_picture_the_readme_shows_is_a_png_in_docs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pictures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme)
+    assert {"docs/demo-shop.png", "docs/check-report.png"} <= set(pictures)
+    for picture in pictures:
+        assert picture.startswith("docs/"), picture  # in the repository, no request to see it
+        assert (ROOT / picture).read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), picture
+
+
 class Demo:
     """The demo shop the document's command lines talk to, started when first needed."""
 

@@ -3,6 +3,8 @@ titles them, and a prefix the table does not know is a family of its own."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from webmcp_harness.conformance.families import FAMILIES, family_of, score_families
 from webmcp_harness.conformance.findings import CHECKS, Severity
 
@@ -47,3 +49,9 @@ def test_families_come_in_the_tables_order_then_unknown_ones_by_name() -> None:
     assert [s.family.prefix for s in scores] == ["discovery", "safety", "alpha", "zeta"]
     assert [s.score for s in scores] == [50, 100, 100, 0]
     assert score_families([]) == []
+
+
+def test_docs_codes_md_lists_every_family_of_the_table() -> None:
+    text = (Path(__file__).parents[2] / "docs" / "codes.md").read_text(encoding="utf-8")
+    for family in FAMILIES:
+        assert f"| `{family.prefix}` | {family.title} | {family.meaning} |" in text, family

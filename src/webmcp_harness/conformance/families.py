@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from .findings import Severity
 
-__all__ = ["FAMILIES", "Family", "FamilyScore", "family_of", "score_families"]
+__all__ = ["FAMILIES", "Family", "FamilyScore", "family_of", "family_rank", "score_families"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,11 @@ def family_of(check_id: str) -> Family:
     return Family(prefix, prefix, f"The checks whose ids start with “{prefix}.”.")
 
 
+def family_rank(check_id: str) -> int:
+    """Where a check's family comes in the table (unknown families after every known one)."""
+    return _ORDER.get(check_id.split(".", 1)[0], len(_ORDER))
+
+
 @dataclass(frozen=True)
 class FamilyScore:
     """How one family did: checks run, passed, warned and failed, and the score (0-100)."""
@@ -95,5 +100,5 @@ def score_families(cases: Iterable[tuple[str, Iterable[Severity]]]) -> list[Fami
             counts[2] += 1
         else:
             counts[1] += 1
-    ordered = sorted(tally, key=lambda p: (_ORDER.get(p, len(_ORDER)), p))
+    ordered = sorted(tally, key=lambda p: (family_rank(p), p))
     return [FamilyScore(families[p], *tally[p]) for p in ordered]

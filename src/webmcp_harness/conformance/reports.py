@@ -1,5 +1,9 @@
 """Reports of a check run: JSON, JUnit XML, a self-contained HTML page, and a terminal summary.
 
+The HTML page opens on a score per family of checks (`families`), then each failed check with
+its finding, tool, call and fix (quoted from docs/codes.md by `codesdoc`), the options in words,
+and each page: screenshot, tools table, findings and calls.
+
 Every string a page provided (tool names, descriptions, messages quoting them, call results) is
 untrusted: the HTML report escapes all of it and forbids script with a Content-Security-Policy,
 the JUnit writer drops characters XML cannot hold, and the terminal summary shows it as plain
@@ -29,7 +33,7 @@ from ..core.results import first_text
 from ..core.secrets import redact
 from ..core.text import clip, dumps, no_surrogates, safe_text
 from .codesdoc import explanation
-from .families import FamilyScore, score_families
+from .families import FamilyScore, family_rank, score_families
 from .findings import CHECKS, Collector, Finding, Severity, Target, codes
 from .spool import Spool
 
@@ -627,7 +631,7 @@ h2{font-size:17px;margin:0 0 10px}
 section.page,section.box{background:#fff;border:1px solid #d0d7de;border-radius:6px;margin:16px 0;
 padding:12px 16px}
 section.page h2{font-size:16px;margin:0 0 8px;word-break:break-all}
-.scores{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:12px}
+.scores{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:12px}
 .score{border:1px solid #d0d7de;border-radius:6px;padding:10px 12px}
 .score .num{font-size:30px;font-weight:700;line-height:1.1}
 .score .title{font-weight:600}
@@ -763,6 +767,11 @@ class _Overview:
     warned_total: int
 
 
+def _worst_first(finding: Finding) -> tuple[int, int]:
+    """Errors first, then warnings; within each, the families in the summary's order."""
+    return finding.severity.rank, family_rank(finding.check)
+
+
 def _overview(bundles: Iterable[PageBundle], strict: bool) -> _Overview:
     cases: list[tuple[str, list[Severity]]] = []
     failed: list[_Failed] = []
@@ -773,7 +782,7 @@ def _overview(bundles: Iterable[PageBundle], strict: bool) -> _Overview:
             if case.skipped is None:
                 cases.append((case.check, [f.severity for f in case.findings]))
         calls = {r.shown_number: r for r in bundle.records}
-        for finding in sorted(bundle.findings, key=lambda f: f.severity.rank):
+        for finding in sorted(bundle.findings, key=_worst_first):
             fails = finding.severity.fails(strict=strict)
             if not fails and finding.severity is not Severity.WARNING:
                 continue

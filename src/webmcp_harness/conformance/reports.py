@@ -1121,17 +1121,20 @@ _HINTS = {
     "idempotentHint": "idempotent",
     "openWorldHint": "open world",
     "untrustedContentHint": "untrusted content",
+    "consequentialHint": "consequential",
     "autosubmit": "submits itself",
 }
 
 
 def _annotations_html(annotations: dict[str, Any]) -> str:
-    """A tool's annotations in words: "read-only", "not destructive", other keys as key: value."""
+    """A tool's annotations in words: the hints that are true ("read-only"); a value that is not
+    a boolean as key: value; the false ones go without saying."""
     words: list[str] = []
     for key, value in list(annotations.items())[:20]:
-        word = _HINTS.get(str(key))
-        if word is not None and isinstance(value, bool):
-            words.append(_e(word if value else f"not {word}"))
+        if value is False or value is None:
+            continue
+        if value is True:
+            words.append(_e(_HINTS.get(str(key), key), 60))
         else:
             words.append(f"{_e(key, 60)}: {_e(dumps(value), 100)}")
     return ", ".join(words) or '<span class="muted">none</span>'

@@ -10,24 +10,22 @@ Playwright's own.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT))  # bench/
 
-from webmcp_harness.testing.demo import serve_demo  # noqa: E402 (after the src path is set)
+from bench.check_scale import serve  # noqa: E402 (after the paths are set)
+
+from webmcp_harness.testing.demo import serve_demo  # noqa: E402
 
 LAUNCH_ARGS = [
     "--enable-features=WebMCP,WebMCPTesting,DevToolsWebMCPSupport",
@@ -55,28 +53,9 @@ def shoot(page: Page, url: str, out: Path) -> None:
     print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def serve_test_pages() -> Iterator[str]:
-    """tests/pages on a free port of 127.0.0.1: its base URL."""
-    handler = functools.partial(_Quiet, directory=str(ROOT / "tests" / "pages"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def shoot_report(width: int, height: int, out: Path) -> None:
     """The top of the HTML report of a check of tests/pages/report/flawed-shop.html."""
-    with serve_test_pages() as base, tempfile.TemporaryDirectory() as tmp:
+    with serve(ROOT / "tests" / "pages") as base, tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.html"
         url = f"{base}/report/flawed-shop.html"
         command = [sys.executable, "-m", "webmcp_harness", "check", url, "--html", str(report)]

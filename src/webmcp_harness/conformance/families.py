@@ -17,7 +17,15 @@ from dataclasses import dataclass
 
 from .findings import Severity
 
-__all__ = ["FAMILIES", "Family", "FamilyScore", "family_of", "family_rank", "score_families"]
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "FamilyScore",
+    "FamilyTally",
+    "family_of",
+    "family_rank",
+    "score_families",
+]
 
 
 @dataclass(frozen=True)
@@ -82,16 +90,16 @@ class FamilyScore:
         return round(100 * (self.passed + self.warned / 2) / self.checks)
 
 
-def score_families(cases: Iterable[tuple[str, Iterable[Severity]]]) -> list[FamilyScore]:
-    """Each family's score from its checks run: (check id, severities of its findings) per check
-    on a target (skipped checks left out by the caller); the table's families first, in its
-    order, then unknown ones by name. A family with no check run is not listed."""
-    tally: dict[str, list[int]] = {}
-    families: dict[str, Family] = {}
-    for check_id, severities in cases:
-        family = family_of(check_id)
-        families[family.prefix] = family
-        counts = tally.setdefault(family.prefix, [0, 0, 0, 0])
+class FamilyTally:
+    """The families' checks counted as they come (one check on one target at a time)."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, list[int]] = {}  # prefix: [checks, passed, warned, failed]
+
+    def add(self, check_id: str, severities: Iterable[Severity]) -> None:
+        """Count a check that ran on a target, by the severities of its findings."""
+        prefix = check_id.split(".", 1)[0]
+        counts = self._counts.setdefault(prefix, [0, 0, 0, 0])
         worst = min((s.rank for s in severities), default=Severity.INFO.rank)
         counts[0] += 1
         if worst == Severity.ERROR.rank:
@@ -100,5 +108,18 @@ def score_families(cases: Iterable[tuple[str, Iterable[Severity]]]) -> list[Fami
             counts[2] += 1
         else:
             counts[1] += 1
-    ordered = sorted(tally, key=lambda p: (family_rank(p), p))
-    return [FamilyScore(families[p], *tally[p]) for p in ordered]
+
+    def scores(self) -> list[FamilyScore]:
+        """Each family's score: the table's families first, in its order, then unknown ones by
+        name. A family with no check run is not listed."""
+        ordered = sorted(self._counts, key=lambda p: (family_rank(p), p))
+        return [FamilyScore(family_of(p), *self._counts[p]) for p in ordered]
+
+
+def score_families(cases: Iterable[tuple[str, Iterable[Severity]]]) -> list[FamilyScore]:
+    """Each family's score from its checks run: (check id, severities of its findings) per check
+    on a target (skipped checks left out by the caller), as `FamilyTally.scores` lists them."""
+    tally = FamilyTally()
+    for check_id, severities in cases:
+        tally.add(check_id, severities)
+    return tally.scores()

@@ -33,7 +33,7 @@ from ..core.results import first_text
 from ..core.secrets import redact
 from ..core.text import clip, dumps, no_surrogates, safe_text
 from .codesdoc import explanation
-from .families import FamilyScore, family_rank, score_families
+from .families import FamilyScore, FamilyTally, family_rank
 from .findings import CHECKS, Collector, Finding, Severity, Target, codes
 from .spool import Spool
 
@@ -158,6 +158,7 @@ class _Totals:
 
     summary: dict[str, Any]
     used: set[str]  # the check ids its findings and targets name
+    overview: _Overview  # what the HTML report's summary shows
 
 
 @dataclass
@@ -244,6 +245,7 @@ class CheckReport:
         counts = {s.value: 0 for s in Severity}
         used: set[str] = set()
         pages = tools = calls = checks = failed = skipped = ignored = 0
+        overview = _Overview(strict)
         for bundle in self.spool or ():
             pages += 1
             ignored += len(bundle.ignored)
@@ -254,6 +256,7 @@ class CheckReport:
                 used.add(finding.check)
             used.update(t.check for t in bundle.targets)
             cases = _cases(bundle.targets, bundle.findings)
+            overview.add(pages - 1, bundle, cases)
             checks += len(cases)
             failed += sum(1 for c in cases if c.failing(strict))
             skipped += sum(1 for c in cases if c.skipped is not None)
@@ -270,7 +273,7 @@ class CheckReport:
             "findings": counts,
             "ignored": ignored,
         }
-        self._totals[strict] = _Totals(summary, used)
+        self._totals[strict] = _Totals(summary, used, overview)
         return self._totals[strict]
 
     @property
@@ -689,7 +692,7 @@ def write_html(
     the failed checks, the run's options, then each page (screenshot, findings, tools, calls).
     A spooled report's pages are read twice: once for the summary, once for the pages."""
     strict = report.strict if strict is None else strict
-    overview = _overview(_bundles(report), strict)
+    overview = _overview(report, strict)
     with _output(path) as write:
         write("\n".join(_html_head(report, strict, title, overview)))
         rest: list[CallRecord] = []
@@ -756,15 +759,44 @@ class _Failed:
     call: CallRecord | None
 
 
-@dataclass
 class _Overview:
-    """What the report's summary shows, from one pass over the pages."""
+    """What the HTML report's summary shows, gathered page by page: each family's score, and the
+    failed checks and warnings (the first _HTML_MAX_FAILED of each, with the calls they name)."""
 
-    families: list[FamilyScore]
-    failed: list[_Failed]
-    failed_total: int
-    warned: list[_Failed]
-    warned_total: int
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict
+        self.tally = FamilyTally()
+        self.failed: list[_Failed] = []
+        self.warned: list[_Failed] = []
+        self.failed_total = self.warned_total = 0
+
+    @property
+    def families(self) -> list[FamilyScore]:
+        return self.tally.scores()
+
+    def add(self, index: int, bundle: PageBundle, cases: Iterable[TestCase]) -> None:
+        """Take in the page shown as section index: its findings, and its checks (cases)."""
+        for case in cases:
+            if case.skipped is None:
+                self.tally.add(case.check, (f.severity for f in case.findings))
+        calls: dict[int, CallRecord] | None = None
+        for finding in sorted(bundle.findings, key=_worst_first):
+            fails = finding.severity.fails(strict=self.strict)
+            if not fails and finding.severity is not Severity.WARNING:
+                continue
+            if fails:
+                self.failed_total += 1
+                listed = self.failed
+            else:
+                self.warned_total += 1
+                listed = self.warned
+            if len(listed) >= _HTML_MAX_FAILED:
+                continue
+            if calls is None:
+                calls = {r.shown_number: r for r in bundle.records}
+            number = finding.detail.get("call")
+            call = calls.get(number) if isinstance(number, int) else None
+            listed.append(_Failed(finding, index, call))
 
 
 def _worst_first(finding: Finding) -> tuple[int, int]:
@@ -772,31 +804,15 @@ def _worst_first(finding: Finding) -> tuple[int, int]:
     return finding.severity.rank, family_rank(finding.check)
 
 
-def _overview(bundles: Iterable[PageBundle], strict: bool) -> _Overview:
-    cases: list[tuple[str, list[Severity]]] = []
-    failed: list[_Failed] = []
-    warned: list[_Failed] = []
-    failed_total = warned_total = 0
-    for index, bundle in enumerate(bundles):
-        for case in _cases(bundle.targets, bundle.findings):
-            if case.skipped is None:
-                cases.append((case.check, [f.severity for f in case.findings]))
-        calls = {r.shown_number: r for r in bundle.records}
-        for finding in sorted(bundle.findings, key=_worst_first):
-            fails = finding.severity.fails(strict=strict)
-            if not fails and finding.severity is not Severity.WARNING:
-                continue
-            number = finding.detail.get("call")
-            call = calls.get(number) if isinstance(number, int) else None
-            if fails:
-                failed_total += 1
-                if len(failed) < _HTML_MAX_FAILED:
-                    failed.append(_Failed(finding, index, call))
-            else:
-                warned_total += 1
-                if len(warned) < _HTML_MAX_FAILED:
-                    warned.append(_Failed(finding, index, call))
-    return _Overview(score_families(cases), failed, failed_total, warned, warned_total)
+def _overview(report: CheckReport, strict: bool) -> _Overview:
+    """The summary of the HTML report: from the spooled report's totals (one pass over its pages,
+    kept), else from the report in memory."""
+    if report.spool is not None:
+        return report.totals(strict).overview
+    overview = _Overview(strict)
+    for index, bundle in enumerate(_bundles(report)):
+        overview.add(index, bundle, _cases(bundle.targets, bundle.findings))
+    return overview
 
 
 def _ignored_html(ignored: Sequence[Finding]) -> list[str]:

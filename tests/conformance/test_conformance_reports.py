@@ -397,6 +397,14 @@ def test_a_failed_check_shows_its_finding_tool_call_fix_and_docs_link() -> None:
     assert 'href="docs/codes.md#behaviour-accepts-valid-input"' in failed
 
 
+def test_warnings_are_failed_checks_with_strict_and_folded_below_them_without() -> None:
+    lenient, strict = to_html(build_report()), to_html(build_report(strict=True))
+    assert "Warnings (they fail the run with --strict)" in lenient
+    assert "Warnings (they fail the run with --strict)" not in strict
+    failed = strict[strict.index('id="failed"') : strict.index('id="options"')]
+    assert "safety.readonly-consequential" in failed.split("<details>", 1)[0]
+
+
 def test_the_options_are_said_in_words() -> None:
     page = to_html(build_report())
     options = page[page.index('id="options"') :].split("</section>", 1)[0]

@@ -690,7 +690,8 @@ def write_html(
 ) -> None:
     """Write the HTML report to a path or an open text file: the summary (a score per family),
     the failed checks, the run's options, then each page (screenshot, findings, tools, calls).
-    A spooled report's pages are read twice: once for the summary, once for the pages."""
+    A spooled report's pages are read twice: once for its totals (the summary comes with them),
+    once for the pages."""
     strict = report.strict if strict is None else strict
     overview = _overview(report, strict)
     with _output(path) as write:

@@ -21,6 +21,7 @@ __all__ = [
     "FrameEventType",
     "Tool",
     "ToolEvent",
+    "ToolsChange",
     "normalise_annotations",
 ]
 
@@ -124,6 +125,15 @@ class Tool:
         return data
 
 
+@dataclass(frozen=True)
+class ToolsChange:
+    """Tools the page registered (added) and unregistered (removed) at once, as the browser
+    reported them: what `WebMCPSession.on("toolschanged", ...)` hands its handler."""
+
+    added: tuple[Tool, ...] = ()
+    removed: tuple[Tool, ...] = ()
+
+
 FrameEventType = Literal["navigated", "detached", "closed", "crashed", "disconnected"]
 """What happened to a frame, or to the whole page: the sources report these during any call."""
 
@@ -225,6 +235,8 @@ class CallRecord:
     """The condition behind the result, where callers branch on one (not in ``to_dict``)."""
     number: int | None = None
     """A caller's own number for the call, shown instead of `id` (None: not set)."""
+    observed: bool = False
+    """Someone else made the call (an agent, another client, the page); the session saw it."""
 
     @property
     def shown_number(self) -> int:
@@ -257,6 +269,7 @@ class CallRecord:
             "pending": self.pending,
             "note": self.note,
             "lateAnswer": self.late_answer,
+            **({"observed": True} if self.observed else {}),
         }
 
 

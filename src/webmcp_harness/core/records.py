@@ -82,6 +82,9 @@ class Tool:
     source: Source = "native"
     title: str | None = None
     origin: str | None = None
+    form: Any = field(default=None, compare=False, repr=False)
+    """A declarative tool's ``<form>``, as a Playwright ``Locator`` in the tool's frame (None for
+    an imperative tool, or where the form's frame is not known). Not part of ``to_dict``."""
 
     @property
     def read_only(self) -> bool:

@@ -359,7 +359,31 @@ class CdpBackend:
             frame_origin=self._origins.get(frame_id, ""),
             page_id=page_id,
             page_url=self._frames.get(page_id, ""),
+            form=self._form(frame_id, raw),
         )
+
+    def _form(self, frame_id: str, raw: dict[str, Any]) -> Any:
+        """A Locator for a declarative tool's form (the ``backendNodeId`` the browser gives):
+        ``form[toolname="…"]`` in the tool's frame, the attribute that makes the form the tool.
+        Made without a round trip; None where the frame has no Playwright frame known to be it
+        (a child frame that shares its URL with another)."""
+        if raw.get("backendNodeId") is None:
+            return None
+        frame = self._frame_of(frame_id)
+        if frame is None:
+            return None
+        return frame.locator(f"form[toolname={_css_string(str(raw.get('name', '')))}]")
+
+    def _frame_of(self, frame_id: str) -> Frame | None:
+        """The Playwright frame of a CDP frame id: a page's main frame, or the one child frame at
+        that URL."""
+        url = self._frames.get(frame_id)
+        matches = []
+        for page, root in self._pages.values():
+            if root == frame_id:
+                return async_view(impl_of(page).main_frame)  # type: ignore[no-any-return]
+            matches += [f for f in impl_of(page).frames if f.parent_frame and f.url == url]
+        return async_view(matches[0]) if len(matches) == 1 else None
 
     def _page_of(self, frame_id: str) -> str:
         return self.ancestors(frame_id)[-1]
@@ -807,6 +831,15 @@ class CdpBackend:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _css_string(text: str) -> str:
+    """text as a quoted CSS string (for an attribute selector)."""
+    escaped = "".join(
+        f"\\{c}" if c in '"\\' else f"\\{ord(c):x} " if ord(c) < 0x20 or ord(c) == 0x7F else c
+        for c in text
+    )
+    return f'"{escaped}"'
 
 
 def _report_of(params: dict[str, Any]) -> BrowserReport:

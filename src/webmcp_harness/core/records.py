@@ -84,7 +84,11 @@ class Tool:
     origin: str | None = None
     form: Any = field(default=None, compare=False, repr=False)
     """A declarative tool's ``<form>``, as a Playwright ``Locator`` in the tool's frame (None for
-    an imperative tool, or where the form's frame is not known). Not part of ``to_dict``."""
+    an imperative tool, or where the form's frame is not known). Not part of ``to_dict``; a
+    pickled or copied tool leaves it out (a locator belongs to its live page)."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "form": None}
 
     @property
     def read_only(self) -> bool:

@@ -186,3 +186,22 @@ def test_watch_ends_on_its_duration_with_a_complete_transcript(shop: str, tmp_pa
     assert recorded.finished
     assert [s["action"] for s in recorded.steps] == ["open"]
     assert "0 call(s) seen" in done.stderr
+
+
+def test_a_browser_that_does_not_answer_exits_3_and_still_ends_the_transcript(
+    tmp_path: Path,
+) -> None:
+    transcript = tmp_path / "nobody.jsonl"
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "webmcp_harness", "watch", "http://127.0.0.1:9/",
+            "--cdp", "http://127.0.0.1:9", "--transcript", str(transcript),
+        ],
+        capture_output=True, text=True, env=_env(), timeout=WAIT,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stderr
+    recorded = read_transcript(transcript)
+    assert recorded.finished
+    assert recorded.end is not None
+    assert recorded.end["passed"] is False
+    assert recorded.steps == []

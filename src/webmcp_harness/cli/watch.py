@@ -94,30 +94,38 @@ async def _watch(
     from ..session import WebMCPSession
     from .common import open_browser
 
-    async with open_browser(options) as browser:
-        page, ours = await _the_page(browser, url)
-        try:
-            session = await WebMCPSession.attach(
-                page, timeout=options.timeout, backend=options.backend
-            )
-            if ours:
-                await goto(page, url, options.timeout)
-            err.print(
-                f"Watching {markup(page.url)}: each tool call is printed as it ends. Ctrl-C stops.",
-                soft_wrap=True,
-            )
-            return await watch_page(
-                session,
-                writer,
-                _stopped(duration),
-                on_invoked=_print_invoked,
-                on_responded=_print_responded,
-                on_open=lambda where: err.print(f"page: {markup(where)}", soft_wrap=True),
-            )
-        finally:
-            if ours:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(page.context.close(), 10)
+    watching = False
+    try:
+        async with open_browser(options) as browser:
+            page, ours = await _the_page(browser, url)
+            try:
+                session = await WebMCPSession.attach(
+                    page, timeout=options.timeout, backend=options.backend
+                )
+                if ours:
+                    await goto(page, url, options.timeout)
+                err.print(
+                    f"Watching {markup(page.url)}: each tool call is printed as it ends. "
+                    "Ctrl-C stops.",
+                    soft_wrap=True,
+                )
+                watching = True  # from here on, watch_page writes the transcript's end
+                return await watch_page(
+                    session,
+                    writer,
+                    _stopped(duration),
+                    on_invoked=_print_invoked,
+                    on_responded=_print_responded,
+                    on_open=lambda where: err.print(f"page: {markup(where)}", soft_wrap=True),
+                )
+            finally:
+                if ours:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(page.context.close(), 10)
+    except BaseException as exc:
+        if not watching:  # the browser or page could not be reached: the transcript still ends
+            writer.end(passed=False, ran=0, calls=0, endedBy=f"error: {exc}")
+        raise
 
 
 async def _the_page(browser: Browser, url: str) -> tuple[Page, bool]:

@@ -4,11 +4,7 @@ tool changes, on a page with a form and a late tool."""
 from __future__ import annotations
 
 import asyncio
-import functools
-import http.server
-import threading
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -20,34 +16,17 @@ from webmcp_harness.core.records import CallRecord
 from webmcp_harness.session.browser import launch
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-PAGES = Path(__file__).resolve().parents[1] / "pages"
 WAIT = 30.0
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def late_url() -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(PAGES))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/api/late.html"
-    server.shutdown()
-    server.server_close()
-
-
 @pytest_asyncio.fixture(loop_scope="module")
-async def late(late_url: str) -> AsyncIterator[tuple[WebMCPSession, Page]]:
+async def late(pages_url: str) -> AsyncIterator[tuple[WebMCPSession, Page]]:
     async with async_playwright() as p:
         browser = await launch(p)
         try:
             page = await browser.new_page()
             session = await WebMCPSession.attach(page, timeout=WAIT)
-            await page.goto(late_url)
+            await page.goto(f"{pages_url}/api/late.html")
             assert await session.wait_for_tool("find_room") is not None
             yield session, page
             await session.close()

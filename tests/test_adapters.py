@@ -24,6 +24,7 @@ from webmcp_harness.session.adapters import (
     is_target_closed,
     parse_regex,
     run_sync,
+    sync_view,
     without_middleware,
 )
 
@@ -47,6 +48,14 @@ def test_both_apis_wrap_one_implementation_object_with_what_the_backends_use(pag
     assert frame.page is impl
     assert hasattr(impl.context, "browser")
     assert isinstance(async_view(impl.context), async_api.BrowserContext)
+
+
+def test_an_async_locator_has_a_sync_view_that_the_sync_api_uses(page: Page) -> None:
+    page.set_content("<form toolname='find'><input name=q></form>")
+    locator = async_view(impl_of(page).main_frame).locator("form")
+    view = sync_view(locator)
+    assert view.count() == 1
+    assert view.get_attribute("toolname") == "find"
 
 
 def test_a_sync_page_runs_a_coroutine_on_its_own_loop(page: Page) -> None:

@@ -40,10 +40,10 @@ import pytest
 from playwright.async_api import Browser, async_playwright
 from playwright.sync_api import Page
 
+from cdp_chromium import chromium_over_cdp
 from demo_ready import wait_for_tool_or_refusal
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.results import ToolResult
-from webmcp_harness.session.browser import find_browser, launch_args
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 from webmcp_harness.testing.demo import DemoServer, load_expectations
 
@@ -144,42 +144,8 @@ def flagless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     This is how a user points the CLI at a browser without WebMCP: their own browser, started
     with a debugging port; the CLI only ever launches Chromium with the flag.
     """
-    profile = tmp_path_factory.mktemp("flagless-profile")
-    chromium = subprocess.Popen(
-        [
-            find_browser(),
-            "--headless",
-            "--remote-debugging-port=0",
-            f"--user-data-dir={profile}",
-            "--no-first-run",
-            "--no-default-browser-check",
-            *launch_args(webmcp=False),
-            "about:blank",
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert chromium.stderr is not None
-    endpoint = None
-    for line in chromium.stderr:  # ends at the line below, or when Chromium exits
-        found = re.search(r"DevTools listening on ws://([^/\s]+)/", line)
-        if found:
-            endpoint = f"http://{found.group(1)}"
-            break
-    # Keep draining stderr so Chromium never blocks on a full pipe.
-    threading.Thread(target=chromium.stderr.read, daemon=True).start()
-    try:
-        assert endpoint, f"Chromium exited with {chromium.poll()} before listening"
-        yield endpoint
-    finally:
-        chromium.terminate()
-        try:
-            chromium.wait(WAIT)
-        except subprocess.TimeoutExpired:
-            chromium.kill()
-            chromium.wait(WAIT)
+    with chromium_over_cdp(tmp_path_factory.mktemp("flagless-profile"), webmcp=False) as url:
+        yield url
 
 
 class Loop:

@@ -40,6 +40,7 @@ class _Commands(click.Group):
         "run": ("webmcp_harness.cli.run", "run_script"),
         "replay": ("webmcp_harness.cli.run", "replay"),
         "serve": ("webmcp_harness.cli.serve", "serve"),
+        "watch": ("webmcp_harness.cli.watch", "watch"),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

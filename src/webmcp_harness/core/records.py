@@ -21,6 +21,7 @@ __all__ = [
     "FrameEventType",
     "Tool",
     "ToolEvent",
+    "ToolsChange",
     "normalise_annotations",
 ]
 
@@ -81,6 +82,13 @@ class Tool:
     source: Source = "native"
     title: str | None = None
     origin: str | None = None
+    form: Any = field(default=None, compare=False, repr=False)
+    """A declarative tool's ``<form>``, as a Playwright ``Locator`` in the tool's frame (None for
+    an imperative tool, or where the form's frame is not known). Not part of ``to_dict``; a
+    pickled or copied tool leaves it out (a locator belongs to its live page)."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "form": None}
 
     @property
     def read_only(self) -> bool:
@@ -122,6 +130,15 @@ class Tool:
         if self.origin is not None:
             data["origin"] = self.origin
         return data
+
+
+@dataclass(frozen=True)
+class ToolsChange:
+    """Tools the page registered (added) and unregistered (removed) at once, as the browser
+    reported them: what `WebMCPSession.on("toolschanged", ...)` hands its handler."""
+
+    added: tuple[Tool, ...] = ()
+    removed: tuple[Tool, ...] = ()
 
 
 FrameEventType = Literal["navigated", "detached", "closed", "crashed", "disconnected"]
@@ -225,6 +242,8 @@ class CallRecord:
     """The condition behind the result, where callers branch on one (not in ``to_dict``)."""
     number: int | None = None
     """A caller's own number for the call, shown instead of `id` (None: not set)."""
+    observed: bool = False
+    """Someone else made the call (an agent, another client, the page); the session saw it."""
 
     @property
     def shown_number(self) -> int:
@@ -257,6 +276,7 @@ class CallRecord:
             "pending": self.pending,
             "note": self.note,
             "lateAnswer": self.late_answer,
+            **({"observed": True} if self.observed else {}),
         }
 
 

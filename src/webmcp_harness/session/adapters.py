@@ -5,7 +5,7 @@ Playwright (its ``_impl`` package, and attributes its API objects keep private):
 - both of its APIs wrap one implementation object (``_impl_obj``): the async core drives a sync
   page through it (`as_async`), keys a page or frame by it whichever wrapper it came in
   (`impl_of`), listens on it (it hands out no API wrappers) and views it in the async API
-  (`async_view`);
+  (`async_view`), or in the sync API (`sync_view`: a tool's form locator for the sync face);
 - a sync API object runs a coroutine on its own event loop (``_sync``): `run_sync`;
 - a CDP session's message goes to its connection without the API call's wrapping (the stack
   capture, zones and logging of every API call): `cdp_call`, the hot path's one message;
@@ -44,6 +44,7 @@ __all__ = [
     "is_target_closed",
     "parse_regex",
     "run_sync",
+    "sync_view",
     "without_middleware",
 ]
 
@@ -67,6 +68,15 @@ def async_view(impl: Any) -> Any:
     import playwright.async_api as async_api
 
     return getattr(async_api, type(impl).__name__)(impl)
+
+
+def sync_view(obj: Any) -> Any:
+    """A new sync-API object for a Playwright API object (async or sync) or implementation
+    object: usable from the sync API's thread."""
+    import playwright.sync_api as sync_api
+
+    impl = impl_of(obj)
+    return getattr(sync_api, type(impl).__name__)(impl)
 
 
 def as_async(obj: T) -> T:

@@ -7,7 +7,7 @@ import contextlib
 import itertools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from ..core.coding import code_refusal, code_report, report_reason
 from ..core.errors import AttachError, SessionClosedError, UsageError
@@ -19,6 +19,7 @@ from ..core.records import (
     CallResult,
     FrameEventType,
     Tool,
+    ToolsChange,
 )
 from ..core.results import ToolErrorCode, ToolResult, code_of, tool_error
 from ..core.schema import PATTERN_BUDGET, args_problem, fits, validate_args, validator_for
@@ -35,13 +36,26 @@ from ._backends.base import (
 from ._backends.sources import Sources
 from .adapters import as_async
 from .limits import DEFAULT_SETTLE, EMPTY_WAIT
+from .observe import CallObserver
 from .watch import INTERRUPTIONS, CallWatch, first, left
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
     from playwright.sync_api import Page as SyncPage
 
-__all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT", "BackendChoice", "WebMCPSession"]
+__all__ = [
+    "DEFAULT_SETTLE",
+    "DEFAULT_TIMEOUT",
+    "EMPTY_WAIT",
+    "BackendChoice",
+    "SessionEvent",
+    "WebMCPSession",
+]
+
+SessionEvent = Literal["toolschanged", "toolinvoked", "toolresponded"]
+"""What `WebMCPSession.on` can tell of: the page's tools changed (a `ToolsChange`), or a call
+someone else made on the page started or ended (its `CallRecord`)."""
+_EVENTS: tuple[SessionEvent, ...] = ("toolschanged", "toolinvoked", "toolresponded")
 
 _REMOVAL_GRACE = 0.5  # after a tool is removed mid-call, how long to wait for its last answer
 _CANCEL_WAIT = 2.0  # how long cancelling in the page may take after a timeout
@@ -79,6 +93,10 @@ class WebMCPSession:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._validators: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, validator)
         self._listeners: list[Callable[[str], None]] = []
+        self._handlers: dict[SessionEvent, list[Callable[[Any], None]]] = {e: [] for e in _EVENTS}
+        self._change_waiters: list[asyncio.Future[ToolsChange]] = []
+        self._observer: CallObserver | None = None
+        self._stop_observing: Callable[[], None] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
@@ -112,6 +130,9 @@ class WebMCPSession:
         self.page.remove_listener("load", self._on_load)
         for watch in list(self._watches):
             watch.interrupt("the session was closed")
+        if self._observer is not None and self._stop_observing is not None:
+            self._stop_observing()
+            self._observer.finish("the watch ended")
         await self.backend.close()
 
     async def __aenter__(self) -> WebMCPSession:
@@ -195,6 +216,85 @@ class WebMCPSession:
 
         return stop
 
+    @overload
+    def on(
+        self, event: Literal["toolschanged"], handler: Callable[[ToolsChange], None]
+    ) -> Callable[[], None]: ...
+    @overload
+    def on(
+        self,
+        event: Literal["toolinvoked", "toolresponded"],
+        handler: Callable[[CallRecord], None],
+    ) -> Callable[[], None]: ...
+    def on(self, event: SessionEvent, handler: Callable[[Any], None]) -> Callable[[], None]:
+        """Call handler on each event of its kind; returns a function that stops it.
+
+        - ``"toolschanged"``: the page registered or unregistered tools, in any frame;
+          handler gets a `ToolsChange` (``.added``, ``.removed``: tuples of `Tool`).
+        - ``"toolinvoked"`` / ``"toolresponded"``: a call someone else made on the page (the
+          browser's agent, an MCP client on another connection, an extension, the page's own
+          ``executeTool``) started / ended; handler gets its `CallRecord` (``observed`` is
+          true; at the end with its coded result, as this session's own calls have). Native
+          tools only (the ``cdp`` source): calls to a polyfill's tools are not reported.
+          Calls still running when the session closes end then (``needs_user`` for a form
+          waiting for its person, else ``timeout``).
+
+        A handler that raises is dropped.
+        """
+        self._check_open()
+        if event not in _EVENTS:
+            *most, last = (repr(e) for e in _EVENTS)
+            raise UsageError(f"event must be {', '.join(most)} or {last}, not {event!r}")
+        if event != "toolschanged" and self._observer is None:
+            self._start_observing()
+        handlers = self._handlers[event]
+        handlers.append(handler)
+
+        def stop() -> None:
+            with contextlib.suppress(ValueError):
+                handlers.remove(handler)
+
+        return stop
+
+    async def wait_for_tools_changed(self, *, timeout: float | None = None) -> ToolsChange | None:
+        """The next change to the page's tools (a `ToolsChange`); None if none comes within
+        timeout (default: the session's)."""
+        self._check_open()
+        limit = self._timeout(timeout)
+        waiter: asyncio.Future[ToolsChange] = asyncio.get_running_loop().create_future()
+        self._change_waiters.append(waiter)
+        try:
+            return await asyncio.wait_for(waiter, limit)
+        except asyncio.TimeoutError:
+            return None
+        finally:
+            with contextlib.suppress(ValueError):
+                self._change_waiters.remove(waiter)
+
+    def _start_observing(self) -> None:
+        cdp = self.backend.cdp
+        if cdp is None:
+            raise UsageError(
+                "Calls others make are seen through the browser's DevTools protocol: attach "
+                "with backend='auto' or 'cdp' to a Chromium with WebMCP."
+            )
+        self._observer = CallObserver(
+            self._ids,
+            self._watches,
+            lambda record: self._emit("toolinvoked", record),
+            lambda record: self._emit("toolresponded", record),
+        )
+        self._stop_observing = cdp.observe(self._observer)
+
+    def _emit(self, event: SessionEvent, value: Any) -> None:
+        handlers = self._handlers[event]
+        for handler in list(handlers):
+            try:
+                handler(value)
+            except Exception:
+                with contextlib.suppress(ValueError):
+                    handlers.remove(handler)
+
     def _tell(self, what: str) -> None:
         for listener in list(self._listeners):
             try:
@@ -206,6 +306,12 @@ class WebMCPSession:
     def _tools_changed(self, added: list[Tool], removed: list[Tool]) -> None:
         if added or removed:
             self._tell("tools")
+            if self._handlers["toolschanged"] or self._change_waiters:
+                change = ToolsChange(tuple(added), tuple(removed))
+                self._emit("toolschanged", change)
+                for changed in self._change_waiters:
+                    if not changed.done():
+                        changed.set_result(change)
         for watch in list(self._watches):
             watch.tools_changed(added, removed)
         for tool in added:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from ..core.errors import UsageError
-from ..core.records import BackendChoice, CallRecord, CallResult, Tool
+from ..core.records import BackendChoice, CallRecord, CallResult, Tool, ToolsChange
 from ..core.results import ToolResult
 from ..core.timeouts import DEFAULT_TIMEOUT
 from . import session as _core
-from .adapters import is_sync, run_sync
+from .adapters import is_sync, run_sync, sync_view
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -64,7 +66,7 @@ class WebMCPSession:
 
     def tools(self, *, settle: float | None = None) -> list[Tool]:
         """Every tool in the page and its frames, once the list has settled (see the async one)."""
-        return run_sync(self.page, self._core.tools(settle=settle))
+        return [_sync_tool(t) for t in run_sync(self.page, self._core.tools(settle=settle))]
 
     def call(
         self,
@@ -94,7 +96,30 @@ class WebMCPSession:
 
     def wait_for_tool(self, name: str, *, timeout: float | None = None) -> Tool | None:
         """The tool called name once it is registered; None if it is not there in time."""
-        return run_sync(self.page, self._core.wait_for_tool(name, timeout=timeout))
+        found = run_sync(self.page, self._core.wait_for_tool(name, timeout=timeout))
+        return None if found is None else _sync_tool(found)
+
+    @overload
+    def on(
+        self, event: Literal["toolschanged"], handler: Callable[[ToolsChange], None]
+    ) -> Callable[[], None]: ...
+    @overload
+    def on(
+        self,
+        event: Literal["toolinvoked", "toolresponded"],
+        handler: Callable[[CallRecord], None],
+    ) -> Callable[[], None]: ...
+    def on(self, event: _core.SessionEvent, handler: Callable[[Any], None]) -> Callable[[], None]:
+        """Call handler on each event of its kind (see the async one): handlers run while the
+        sync API waits on the browser (in a call, `tools`, a `wait_for_...`)."""
+        if event == "toolschanged":
+            return self._core.on(event, lambda change: handler(_sync_change(change)))
+        return self._core.on(event, handler)
+
+    def wait_for_tools_changed(self, *, timeout: float | None = None) -> ToolsChange | None:
+        """The next change to the page's tools; None if none comes within timeout."""
+        change = run_sync(self.page, self._core.wait_for_tools_changed(timeout=timeout))
+        return None if change is None else _sync_change(change)
 
     def settle(self, record: CallRecord, *, timeout: float | None = None) -> ToolResult | None:
         """Wait for the page's late answer to a call that already returned."""
@@ -113,3 +138,16 @@ class WebMCPSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _sync_tool(tool: Tool) -> Tool:
+    """tool with its form as a sync-API Locator."""
+    if tool.form is None:
+        return tool
+    return dataclasses.replace(tool, form=sync_view(tool.form))
+
+
+def _sync_change(change: ToolsChange) -> ToolsChange:
+    return ToolsChange(
+        tuple(_sync_tool(t) for t in change.added), tuple(_sync_tool(t) for t in change.removed)
+    )

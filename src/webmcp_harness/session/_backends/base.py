@@ -19,6 +19,29 @@ the whole page; "crashed" or "closed" with a frame_id is that frame's own proces
 """
 
 
+class InvocationObserver(Protocol):
+    """Told of every call the browser reports on the page, whoever made it (an agent, an MCP
+    client on another connection, an extension, the page itself); ``ours`` says the session's
+    own calls apart."""
+
+    def invoked(
+        self,
+        invocation_id: str,
+        frame_id: str,
+        tool_name: str,
+        tool: Tool | None,
+        input_text: Any,
+        *,
+        ours: bool,
+    ) -> None:
+        """A tool began to run; tool is the one known there (None if it is not, or no more);
+        ours: the session itself made the call (or one to that tool is being started)."""
+
+    def responded(self, report: BrowserReport) -> None:
+        """An invocation ended; report carries its invocation id, and an error's name, code and
+        message where the page threw one (a call may be told twice: keep the first)."""
+
+
 class Invocation(Protocol):
     """One running call in the page."""
 

@@ -24,6 +24,7 @@ from ..adapters import as_async, async_view, cdp_call, impl_of, is_target_closed
 from .base import (
     CallRefusedError,
     Interrupted,
+    InvocationObserver,
     TargetGoneError,
     ToolNotFoundError,
     ToolsChanged,
@@ -183,6 +184,7 @@ class CdpBackend:
         self._listeners: list[tuple[Any, str, Callable[..., Any]]] = []
         self._on_tools: ToolsChanged = _no_tools
         self._on_interrupt: Interrupted = _no_interrupt
+        self._observers: list[InvocationObserver] = []
         self._closed = False
         self._ended: str | None = None  # "closed" | "crashed" | "disconnected"
         self.main_frame_id = ""
@@ -244,8 +246,8 @@ class CdpBackend:
         handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "WebMCP.toolsAdded": lambda p: self._tools_added(target, p),
             "WebMCP.toolsRemoved": lambda p: self._tools_removed(target, p),
-            "WebMCP.toolInvoked": self._tool_invoked,
-            "WebMCP.toolResponded": lambda p: self._tool_responded(p),
+            "WebMCP.toolInvoked": lambda p: self._tool_invoked(p, target),
+            "WebMCP.toolResponded": lambda p: self._tool_responded(p, target),
             "Page.frameNavigated": lambda p: self._frame_navigated(target, p),
             "Page.navigatedWithinDocument": lambda p: self._navigated_within(target, p),
             "Page.frameAttached": lambda p: self._frame_attached(target, p),
@@ -357,7 +359,31 @@ class CdpBackend:
             frame_origin=self._origins.get(frame_id, ""),
             page_id=page_id,
             page_url=self._frames.get(page_id, ""),
+            form=self._form(frame_id, raw),
         )
+
+    def _form(self, frame_id: str, raw: dict[str, Any]) -> Any:
+        """A Locator for a declarative tool's form (the ``backendNodeId`` the browser gives):
+        ``form[toolname="…"]`` in the tool's frame, the attribute that makes the form the tool.
+        Made without a round trip; None where the frame has no Playwright frame known to be it
+        (a child frame that shares its URL with another)."""
+        if raw.get("backendNodeId") is None:
+            return None
+        frame = self._frame_of(frame_id)
+        if frame is None:
+            return None
+        return frame.locator(f"form[toolname={_css_string(str(raw.get('name', '')))}]")
+
+    def _frame_of(self, frame_id: str) -> Frame | None:
+        """The Playwright frame of a CDP frame id: a page's main frame, or the one child frame at
+        that URL."""
+        url = self._frames.get(frame_id)
+        matches = []
+        for page, root in self._pages.values():
+            if root == frame_id:
+                return async_view(impl_of(page).main_frame)  # type: ignore[no-any-return]
+            matches += [f for f in impl_of(page).frames if f.parent_frame and f.url == url]
+        return async_view(matches[0]) if len(matches) == 1 else None
 
     def _page_of(self, frame_id: str) -> str:
         return self.ancestors(frame_id)[-1]
@@ -675,13 +701,30 @@ class CdpBackend:
         if self._early_invoked.pop(inv.id, 0) is None:
             inv.invoked()
         if early is not None:
-            self._tool_responded(early)
+            self._tool_responded(early, target)
         return inv
 
-    def _tool_invoked(self, params: dict[str, Any]) -> None:
+    def observe(self, observer: InvocationObserver) -> Callable[[], None]:
+        """Tell observer of every call the page's targets report, from now on; returns a
+        function that stops it."""
+        self._observers.append(observer)
+
+        def stop() -> None:
+            with contextlib.suppress(ValueError):
+                self._observers.remove(observer)
+
+        return stop
+
+    def _tool_invoked(self, params: dict[str, Any], target: _Target) -> None:
         """The tool began to run. Its session sends this after every tools event that came
         before the call, so this is where changes to the tool start to count as mid-call."""
         key = (str(params.get("frameId", "")), str(params.get("toolName", "")))
+        if self._observers and not target.gone:
+            invocation_id = str(params.get("invocationId", ""))
+            ours = invocation_id in self._pending or key in self._starting
+            tool = self._tools.get(key)
+            for observer in list(self._observers):
+                observer.invoked(invocation_id, *key, tool, params.get("input"), ours=ours)
         for sent in self._starting.get(key, []):
             if sent.on_start is not None:
                 sent.on_start()
@@ -693,28 +736,45 @@ class CdpBackend:
             inv.on_start()
         inv.invoked()
 
-    def _tool_responded(self, params: dict[str, Any]) -> None:
+    def _tool_responded(self, params: dict[str, Any], target: _Target) -> None:
         invocation_id = params.get("invocationId", "")
+        if self._observers and not target.gone:
+            self._tell_responded(params, target)
         inv = self._pending.pop(invocation_id, None)
         if inv is None:
             _remember(self._early, invocation_id, params)
             return
-        report = BrowserReport(
-            status=params.get("status"),
-            output=params.get("output"),
-            error_text=params.get("errorText"),
-            exception=params.get("exception"),
-            invocation_id=invocation_id,
-        )
+        report = _report_of(params)
         object_id = (report.exception or {}).get("objectId")
         if object_id:
-            self.spawn(self._read_exception(inv, report, object_id))
+            self.spawn(self._read_exception(inv._target, report, object_id, inv.respond))
         else:
             inv.respond(report)
 
-    async def _read_exception(self, inv: _CdpInvocation, report: BrowserReport, oid: str) -> None:
+    def _tell_responded(self, params: dict[str, Any], target: _Target) -> None:
+        """Tell the observers of an answer (with the thrown error read, as for our own calls)."""
+
+        def tell(report: BrowserReport) -> None:
+            for observer in list(self._observers):
+                observer.responded(report)
+
+        report = _report_of(params)  # a report of its own: ours may be read into meanwhile
+        object_id = (report.exception or {}).get("objectId")
+        if object_id and params.get("invocationId", "") not in self._pending:
+            self.spawn(self._read_exception(target, report, object_id, tell, release=False))
+        else:
+            tell(report)
+
+    async def _read_exception(
+        self,
+        target: _Target,
+        report: BrowserReport,
+        oid: str,
+        then: Callable[[BrowserReport], None],
+        *,
+        release: bool = True,
+    ) -> None:
         """Read a thrown error's name, code and message through the protocol."""
-        target = inv._target
         try:
             reply = await target.send(
                 "Runtime.callFunctionOn",
@@ -729,8 +789,9 @@ class CdpBackend:
         except Exception:
             pass
         finally:
-            inv.respond(report)
-            self.spawn(target.quiet_send("Runtime.releaseObject", {"objectId": oid}))
+            then(report)
+            if release:
+                self.spawn(target.quiet_send("Runtime.releaseObject", {"objectId": oid}))
 
     async def on_form(self, tool: Tool, function: str) -> Any:
         """Run function with `this` = the tool's <form>; None when that cannot be done."""
@@ -770,6 +831,26 @@ class CdpBackend:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _css_string(text: str) -> str:
+    """text as a quoted CSS string (for an attribute selector)."""
+    escaped = "".join(
+        f"\\{c}" if c in '"\\' else f"\\{ord(c):x} " if ord(c) < 0x20 or ord(c) == 0x7F else c
+        for c in text
+    )
+    return f'"{escaped}"'
+
+
+def _report_of(params: dict[str, Any]) -> BrowserReport:
+    """A `WebMCP.toolResponded` event's report."""
+    return BrowserReport(
+        status=params.get("status"),
+        output=params.get("output"),
+        error_text=params.get("errorText"),
+        exception=params.get("exception"),
+        invocation_id=params.get("invocationId", ""),
+    )
 
 
 def _no_tools(added: list[Tool], removed: list[Tool]) -> None:

@@ -13,7 +13,7 @@ import contextlib
 import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 
@@ -21,6 +21,7 @@ from ...core.errors import WebMCPUnavailableError
 from ...core.records import BackendName, BrowserReport, FrameEventType, Tool, normalise_annotations
 from ...core.urls import origin_of
 from ..adapters import as_async, async_view, cdp_call, impl_of, is_target_closed
+from ..direct import DirectCdpClosedError, DirectCdpError, DirectSession, open_page_session
 from .base import (
     CallRefusedError,
     Interrupted,
@@ -33,7 +34,9 @@ from .base import (
 if TYPE_CHECKING:
     from playwright.async_api import CDPSession, Frame, Page
 
-__all__ = ["CdpBackend"]
+__all__ = ["CdpBackend", "CdpPath"]
+
+CdpPath = Literal["direct", "playwright"]
 
 _SMALL_WAIT = 5.0  # bound for housekeeping round trips (reading an exception, cancelling)
 _EARLY_KEEP = 1000
@@ -81,7 +84,7 @@ _FORM_SUBMIT_BOX_JS = """function () {
 class _Target:
     """One CDP session: a page's own (root = its main frame) or an out-of-process frame's."""
 
-    def __init__(self, cdp: CDPSession, *, page: Page, is_page: bool) -> None:
+    def __init__(self, cdp: CDPSession | DirectSession, *, page: Page, is_page: bool) -> None:
         self.cdp = cdp
         self.page = page
         self.is_page = is_page
@@ -186,14 +189,32 @@ class CdpBackend:
         self._closed = False
         self._ended: str | None = None  # "closed" | "crashed" | "disconnected"
         self.main_frame_id = ""
+        self.path: CdpPath = "playwright"
+        """How the page's own session reaches Chromium: "direct" on a websocket of its own to
+        the browser's DevTools port (only a browser launched with one, `session.direct`), else
+        "playwright" (through Playwright's driver, as every frame and popup session is)."""
 
     # -- lifecycle -------------------------------------------------------------------------
     async def open(self, on_tools: ToolsChanged, on_interrupt: Interrupted) -> None:
         self._on_tools, self._on_interrupt = on_tools, on_interrupt
         page = self._page
         context = impl_of(page).context
-        main = await self._attach(page, page, is_page=True)
+        direct = await open_page_session(page)
+        if direct is not None:
+            main = self._target(direct, page, is_page=True)
+            direct.on_close(lambda: self._direct_lost(main))
+            self.path = "direct"
+        else:
+            main = await self._attach(page, page, is_page=True)
         self._main = main
+        try:
+            await self._open_main(main, page, context)
+        except BaseException:
+            if self._targets.get(main.root) is not main:  # close() would not find it
+                await self._detach(main)
+            raise
+
+    async def _open_main(self, main: _Target, page: Page, context: Any) -> None:
         self._listen(page, "close", lambda _: self._gone("closed"))
         self._listen(page, "crash", lambda _: self._gone("crashed"))
         self._listen(page, "framenavigated", self._pw_frame_navigated)
@@ -240,6 +261,10 @@ class CdpBackend:
     async def _attach(self, page: Page, what: Page | Frame, *, is_page: bool) -> _Target:
         """A new CDP session for a page or an out-of-process frame, with our handlers on it."""
         cdp = await async_view(impl_of(page).context).new_cdp_session(async_view(impl_of(what)))
+        return self._target(cdp, page, is_page=is_page)
+
+    def _target(self, cdp: CDPSession | DirectSession, page: Page, *, is_page: bool) -> _Target:
+        """A target on cdp, with our handlers on it."""
         target = _Target(cdp, page=page, is_page=is_page)
         handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "WebMCP.toolsAdded": lambda p: self._tools_added(target, p),
@@ -260,6 +285,9 @@ class CdpBackend:
     async def _detach(self, target: _Target) -> None:
         was_gone, target.gone = target.gone, True
         target.drop_listeners()
+        if isinstance(target.cdp, DirectSession):  # its own websocket: always closed (bounded)
+            await target.cdp.detach()
+            return
         if not was_gone and self._ended is None:  # a crashed page never answers a detach
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(target.cdp.detach(), _SMALL_WAIT)
@@ -501,6 +529,19 @@ class CdpBackend:
         self._ended = self._ended or kind
         self._on_interrupt(kind, "", {})
 
+    def _direct_lost(self, target: _Target) -> None:
+        """The page's own websocket closed under us: its page closed or crashed, or its browser
+        went, each of which Playwright reports too, and says which. Calls on it end now as gone;
+        if Playwright has said nothing within a grace, the page counts as disconnected."""
+        target.gone = True
+        if not self._closed and self._ended is None:
+            self.spawn(self._lost_for_good())
+
+    async def _lost_for_good(self) -> None:
+        await asyncio.sleep(_SMALL_WAIT / 5)  # sleep-ok: a grace for Playwright's own, exact event
+        if not self._closed and self._ended is None:
+            self._gone("disconnected")
+
     # -- out-of-process frames and popups --------------------------------------------------
     def _pw_frame_navigated(self, frame: Frame) -> None:
         if self._closed or impl_of(frame).parent_frame is None:
@@ -655,10 +696,14 @@ class CdpBackend:
         try:
             # Not bounded here: the session races this against the call's deadline and the
             # page's interruptions (and a wait_for task would cost every call loop turns).
-            reply = await cdp_call(target.cdp, "WebMCP.invokeTool", params)
-        except PlaywrightError as exc:
+            if isinstance(target.cdp, DirectSession):
+                reply = await target.cdp.send("WebMCP.invokeTool", params)
+            else:
+                reply = await cdp_call(target.cdp, "WebMCP.invokeTool", params)
+        except (PlaywrightError, DirectCdpError) as exc:
             message = str(exc).split("Protocol error (WebMCP.invokeTool): ")[-1].splitlines()[0]
-            if target.gone or self._ended or self._closed or is_target_closed(exc):
+            closed = is_target_closed(exc) or isinstance(exc, DirectCdpClosedError)
+            if target.gone or self._ended or self._closed or closed:
                 raise TargetGoneError(message) from exc
             if message.strip() == _TOOL_NOT_FOUND:
                 raise ToolNotFoundError(message) from exc

@@ -11,10 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, async_playwright
+from playwright.sync_api import sync_playwright
 
 from webmcp_harness import WebMCPSession
-from webmcp_harness.session.browser import launch
-from webmcp_harness.session.direct import remember_port
+from webmcp_harness.session.adapters import run_sync
+from webmcp_harness.session.browser import find_browser, launch, launch_args
+from webmcp_harness.session.direct import DEBUGGING_PORT_ARGS, remember_port
+from webmcp_harness.session.sync import WebMCPSession as SyncSession
 
 BOUND = 60.0
 
@@ -101,3 +104,28 @@ def test_without_a_port_of_ours_the_page_keeps_playwrights_session(pages_url: st
     answer = {"content": [{"type": "text", "text": '{"echo":"over the port"}'}]}
     assert without == ("playwright", answer)
     assert connected == ("playwright", answer)
+
+
+def test_after_a_call_that_navigated_playwright_already_shows_the_new_page(pages_url: str) -> None:
+    """The answer overtakes Playwright's own news of the navigation on its faster way; the call
+    still returns only once `page.url` is the page the answer came from (in the sync API, whose
+    loop runs only inside a call, a late event would stay unread)."""
+    with sync_playwright() as p:
+        args = [*launch_args(), *DEBUGGING_PORT_ARGS]
+        browser = p.chromium.launch(executable_path=find_browser(), args=args)
+        try:
+            page = browser.new_context().new_page()
+            assert run_sync(page, remember_port(browser)) is not None
+            session = SyncSession.attach(page, timeout=10)
+            page.goto(f"{pages_url}/forms.html")
+            assert session.wait_for_tool("lookup_other", timeout=10) is not None
+            result = session.call("lookup_other", {"id": "7"})
+            url = page.url
+            assert session.core.backend.cdp is not None
+            path = session.core.backend.cdp.path
+            session.close()
+        finally:
+            browser.close()
+    assert path == "direct"
+    assert '"name":"Other"' in result["content"][0]["text"]
+    assert url.endswith("/other.html?id=7")

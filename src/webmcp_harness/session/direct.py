@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from .adapters import async_view, impl_of
+from .adapters import async_view, cdp_call, impl_of
 
 __all__ = [
     "DEBUGGING_PORT_ARGS",
@@ -104,27 +104,31 @@ async def open_page_session(page: Any) -> DirectSession | None:
     endpoint = _ENDPOINTS.get(browser) if browser is not None else None
     if endpoint is None:
         return None
+    probe = None
     try:
         probe = await async_view(impl.context).new_cdp_session(async_view(impl))
-        try:
-            info = await asyncio.wait_for(probe.send("Target.getTargetInfo"), _WAIT)
-        finally:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(probe.detach(), _WAIT)
+        info = await asyncio.wait_for(probe.send("Target.getTargetInfo"), _WAIT)
         target_id = str(info["targetInfo"]["targetId"])
-        return await DirectSession.connect(f"{endpoint}/devtools/page/{target_id}")
+        return await DirectSession.connect(f"{endpoint}/devtools/page/{target_id}", probe)
     except Exception as exc:
         log.debug("no direct DevTools session: %s", exc)
+        if probe is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(probe.detach(), _WAIT)
         return None
 
 
 class DirectSession:
     """One DevTools session on its own websocket: `send`, `on`, `remove_listener`, `detach`, as a
     Playwright CDPSession has them. Events are handed to their listeners in the order they came,
-    each before the next message is read; answers resolve the sender's future."""
+    each before the next message is read; answers resolve the sender's future.
 
-    def __init__(self, socket: Any) -> None:
+    Playwright hears the page's own events on its connection, which this one overtakes: after a
+    navigation seen here, `catch_up` lets Playwright's view (`page.url`, its frames) reach it."""
+
+    def __init__(self, socket: Any, playwright_session: Any) -> None:
         self._socket = socket
+        self._playwright_session = playwright_session  # the same page's, through the driver
         self._next = 0
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._listeners: dict[str, list[Callable[[dict[str, Any]], None]]] = {}
@@ -134,7 +138,7 @@ class DirectSession:
         self._reader = asyncio.ensure_future(self._read())
 
     @classmethod
-    async def connect(cls, url: str) -> DirectSession:
+    async def connect(cls, url: str, playwright_session: Any) -> DirectSession:
         from websockets.asyncio.client import connect
 
         # No Origin header (Chromium refuses a websocket with one it was not told to allow), no
@@ -148,7 +152,7 @@ class DirectSession:
             max_size=_MAX_MESSAGE,
             max_queue=None,
         )
-        return cls(socket)
+        return cls(socket, playwright_session)
 
     def on(self, event: str, handler: Callable[[dict[str, Any]], None]) -> None:
         self._listeners.setdefault(event, []).append(handler)
@@ -185,9 +189,21 @@ class DirectSession:
         finally:
             self._waiting.pop(key, None)
 
+    async def catch_up(self) -> None:
+        """Return once Playwright has had every event the page sent before now (a round trip on
+        the page's Playwright session, which Chromium answers after those events); bounded,
+        never raises."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(
+                cdp_call(self._playwright_session, "Browser.getVersion", {}), _WAIT
+            )
+
     async def detach(self) -> None:
-        """Close the websocket (bounded); pending commands fail as closed."""
+        """Close the websocket and the Playwright session (bounded); pending commands fail as
+        closed."""
         self._detaching = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._playwright_session.detach(), _WAIT)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._socket.close(), _WAIT)
         self._reader.cancel()

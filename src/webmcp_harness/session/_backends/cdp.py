@@ -189,6 +189,7 @@ class CdpBackend:
         self._closed = False
         self._ended: str | None = None  # "closed" | "crashed" | "disconnected"
         self.main_frame_id = ""
+        self._moved = False  # a frame of a direct session navigated since a call was answered
         self.path: CdpPath = "playwright"
         """How the page's own session reaches Chromium: "direct" on a websocket of its own to
         the browser's DevTools port (only a browser launched with one, `session.direct`), else
@@ -316,6 +317,8 @@ class CdpBackend:
             await asyncio.wait(list(self._adopting), timeout=_SMALL_WAIT)
         targets = list(self._targets.values())
         await asyncio.gather(*(t.quiet_send("Browser.getVersion", {}) for t in targets))
+        if self._main is not None and isinstance(self._main.cdp, DirectSession):
+            await self._main.cdp.catch_up()  # and Playwright's view of the page has caught up
 
     def _read_tree(self, target: _Target, node: dict[str, Any]) -> None:
         frame = node["frame"]
@@ -441,6 +444,7 @@ class CdpBackend:
     def _frame_navigated(self, target: _Target, params: dict[str, Any]) -> None:
         if target.gone:
             return
+        self._moved = self._moved or isinstance(target.cdp, DirectSession)
         frame = params["frame"]
         frame_id = frame["id"]
         self._set_frame(target, frame)
@@ -460,6 +464,7 @@ class CdpBackend:
         """pushState, replaceState or a hash change: same document and tools, a new URL."""
         if target.gone:
             return
+        self._moved = self._moved or isinstance(target.cdp, DirectSession)
         frame_id, url = params.get("frameId", ""), str(params.get("url", ""))
         if frame_id not in self._frames:
             return
@@ -738,6 +743,24 @@ class CdpBackend:
             inv.on_start()
         inv.invoked()
 
+    def _answer(self, inv: _CdpInvocation, report: BrowserReport) -> None:
+        """Hand inv its report; on a direct session that saw the page navigate, only once
+        Playwright has caught up, so `page.url` and its frames are the ones the answer came from."""
+        cdp = inv._target.cdp
+        if isinstance(cdp, DirectSession) and self._moved:
+            self._moved = False
+            self.spawn(self._answer_after(cdp, inv, report))
+        else:
+            inv.respond(report)
+
+    async def _answer_after(
+        self, cdp: DirectSession, inv: _CdpInvocation, report: BrowserReport
+    ) -> None:
+        try:
+            await cdp.catch_up()
+        finally:
+            inv.respond(report)
+
     def _tool_responded(self, params: dict[str, Any]) -> None:
         invocation_id = params.get("invocationId", "")
         inv = self._pending.pop(invocation_id, None)
@@ -755,7 +778,7 @@ class CdpBackend:
         if object_id:
             self.spawn(self._read_exception(inv, report, object_id))
         else:
-            inv.respond(report)
+            self._answer(inv, report)
 
     async def _read_exception(self, inv: _CdpInvocation, report: BrowserReport, oid: str) -> None:
         """Read a thrown error's name, code and message through the protocol."""
@@ -774,7 +797,7 @@ class CdpBackend:
         except Exception:
             pass
         finally:
-            inv.respond(report)
+            self._answer(inv, report)
             self.spawn(target.quiet_send("Runtime.releaseObject", {"objectId": oid}))
 
     async def on_form(self, tool: Tool, function: str) -> Any:

@@ -9,6 +9,8 @@ one `tools/call` round trip, interleaved round-robin in a shuffled order after a
 - `webmcp-harness serve` over stdio: the page tool as an MCP tool of its own name (`echo`),
   validated, checked, coded and recorded;
 - `webmcp-harness serve --http`: the same over streamable HTTP on 127.0.0.1;
+- `webmcp-harness serve --no-debugging-port` over stdio: the same through Playwright's driver
+  (what the browser's own DevTools port buys, docs/mcp.md);
 - chrome-devtools-mcp (pinned below) over stdio: `execute_webmcp_tool {pageId, toolName, input}`,
   the input as a JSON string; no validation, timeout, cancel or frame;
 - Playwright MCP (pinned below) over stdio: `webmcp_echo`, which also takes a page snapshot;
@@ -279,10 +281,15 @@ async def run(rounds: int, with_playwright_mcp: bool) -> dict[str, Any]:
                 _stdio(sys.executable, ["-m", "webmcp_harness", "serve", url], cwd, env, log)
             )
             ours_http = await stack.enter_async_context(_serve_http(url, cwd, env))
+            no_port = ["-m", "webmcp_harness", "serve", url, "--no-debugging-port"]
+            ours_driver = await stack.enter_async_context(
+                _stdio(sys.executable, no_port, cwd, env, log)
+            )
             devtools = await stack.enter_async_context(_stdio(node, devtools_args, cwd, env, log))
             calls: dict[str, Call] = {
                 "serve": await _ours(ours),
                 "serve --http": await _ours(ours_http),
+                "serve --no-debugging-port": await _ours(ours_driver),
                 "chrome-devtools-mcp": await _devtools(devtools, url),
             }
             if with_playwright_mcp:
@@ -310,6 +317,7 @@ async def run(rounds: int, with_playwright_mcp: bool) -> dict[str, Any]:
 HOW = {
     "serve": "`echo` over stdio: validated, checked, coded, recorded",
     "serve --http": "`echo` over streamable HTTP on 127.0.0.1",
+    "serve --no-debugging-port": "`echo` over stdio, through Playwright's driver",
     "chrome-devtools-mcp": "`execute_webmcp_tool {pageId, toolName, input: <json string>}`",
     "Playwright MCP": "`webmcp_echo` (a page snapshot each call)",
     "session.call": "in process, no MCP: the floor",
@@ -346,6 +354,9 @@ def report(out: dict[str, Any]) -> tuple[str, bool]:
         "",
         f"serve / chrome-devtools-mcp: {ratio:.2f}x (target <= {TARGET:.2f}x): "
         + ("ok" if ok else "MISSED"),
+        "serve --no-debugging-port / chrome-devtools-mcp: "
+        f"{medians['serve --no-debugging-port'] / peer:.2f}x; the port buys "
+        f"{medians['serve --no-debugging-port'] - ours:.2f} ms a call",
         f"serve --http / session.call: {medians['serve --http'] / medians['session.call']:.2f}x; "
         f"serve / session.call: {ours / medians['session.call']:.2f}x",
     ]

@@ -1,5 +1,8 @@
 """Faults in real Chromium: every call still ends in a coded result inside its timeout.
 
+Each test runs on both ways a page's own session reaches Chromium: through Playwright's driver,
+and straight over the browser's DevTools port (`session.direct`, what `serve` uses).
+
 The async API runs on a loop thread of this module (the sync Playwright of other modules owns the
 main thread's loop). Every test is bounded twice: by the call's own timeout, and by `Loop.run`,
 which turns a hang into a failure instead of a stuck run.
@@ -25,6 +28,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.session.browser import find_browser, launch, launch_args
+from webmcp_harness.session.direct import DEBUGGING_PORT_ARGS, remember_port
 
 T = TypeVar("T")
 
@@ -45,7 +49,8 @@ def text(result: Any) -> str:
 class Loop:
     """An event loop on its own thread, with Playwright and one WebMCP Chromium on it."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: str) -> None:
+        self.path = path  # "playwright" or "direct": how the page's own session reaches Chromium
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="faults", daemon=True)
         self.thread.start()
@@ -63,7 +68,7 @@ class Loop:
 
     async def start(self) -> None:
         self.playwright = await async_playwright().start()
-        self.browser = await launch(self.playwright)
+        self.browser = await launch(self.playwright, debugging_port=self.path == "direct")
 
     async def stop(self) -> None:
         if self.browser is not None:
@@ -76,9 +81,9 @@ async def _wrap(coro: Awaitable[T]) -> T:
     return await coro
 
 
-@pytest.fixture(scope="module")
-def loop() -> Iterator[Loop]:
-    runner = Loop()
+@pytest.fixture(scope="module", params=["playwright", "direct"])
+def loop(request: pytest.FixtureRequest) -> Iterator[Loop]:
+    runner = Loop(request.param)
     runner.run(runner.start(), bound=60)
     yield runner
     try:
@@ -90,11 +95,13 @@ def loop() -> Iterator[Loop]:
             runner.loop.close()
 
 
-async def open_tools(browser: Browser, url: str) -> tuple[Page, WebMCPSession]:
-    """A fresh page of tools.html with a session attached before navigating."""
+async def open_tools(browser: Browser, url: str, path: str) -> tuple[Page, WebMCPSession]:
+    """A fresh page of tools.html with a session attached before navigating, on path."""
     context = await browser.new_context()
     page = await context.new_page()
     session = await WebMCPSession.attach(page, timeout=CALL_TIMEOUT)
+    assert session.backend.cdp is not None
+    assert session.backend.cdp.path == path
     await page.goto(url)
     await page.wait_for_function("window.toolsReady === true")
     return page, session
@@ -103,7 +110,7 @@ async def open_tools(browser: Browser, url: str) -> tuple[Page, WebMCPSession]:
 def with_page(loop: Loop, url: str, body: Callable[[Page, WebMCPSession], Awaitable[T]]) -> T:
     async def main() -> T:
         assert loop.browser is not None
-        page, session = await open_tools(loop.browser, url)
+        page, session = await open_tools(loop.browser, url, loop.path)
         try:
             return await body(page, session)
         finally:
@@ -193,11 +200,14 @@ def test_killing_the_browser_mid_call_is_interrupted(loop: Loop, pages_url: str)
 
     async def main() -> tuple[Any, float, list[int]]:
         assert loop.playwright is not None
+        port = list(DEBUGGING_PORT_ARGS) if loop.path == "direct" else []
         browser = await loop.playwright.chromium.launch(
-            executable_path=find_browser(), args=[*launch_args(), token]
+            executable_path=find_browser(), args=[*launch_args(), *port, token]
         )
         try:
-            page, session = await open_tools(browser, f"{pages_url}/tools.html")
+            if port:
+                assert await remember_port(browser) is not None
+            page, session = await open_tools(browser, f"{pages_url}/tools.html", loop.path)
             mains = [p for p in _pids_with(token) if b"--type=" not in _cmdline(p)]
             assert len(mains) == 1, mains
             group = os.getpgid(mains[0])

@@ -272,8 +272,11 @@ def load_browser_code() -> None:
 
 
 @contextlib.asynccontextmanager
-async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
-    """A browser from the options: launched, or connected to."""
+async def open_browser(
+    options: BrowserOptions, *, debugging_port: bool = False
+) -> AsyncIterator[Any]:
+    """A browser from the options: launched (with its DevTools port on 127.0.0.1 open when
+    debugging_port, see `session.direct`), or connected to."""
     from playwright.async_api import async_playwright
 
     from ..session.browser import launch
@@ -292,6 +295,7 @@ async def open_browser(options: BrowserOptions) -> AsyncIterator[Any]:
                 headless=not options.headed,
                 webmcp=options.webmcp,
                 source=options.browser_path_source,
+                debugging_port=debugging_port,
             )
         try:
             yield browser

@@ -44,6 +44,13 @@ __all__ = ["serve"]
     help="Label page tools' descriptions and results as page-provided, not instructions "
     "(default: on; turn off for clients that add their own).",
 )
+@click.option(
+    "--debugging-port/--no-debugging-port",
+    default=True,
+    help="When serve launches its browser, open its DevTools port on 127.0.0.1 (a free port) "
+    "and call the page's tools over it, without Playwright's driver (default: on). Any local "
+    "process can drive the browser through that port while serve runs: see docs/mcp.md.",
+)
 @browser_options
 def serve(
     url: str | None,
@@ -52,6 +59,7 @@ def serve(
     transcript: Path | None,
     confirm: bool,
     untrusted_labels: bool,
+    debugging_port: bool,
     **kwargs: Any,
 ) -> None:
     """Serve the WebMCP tools of the page at URL (default: the demo shop) as an MCP server."""
@@ -76,6 +84,7 @@ def serve(
                     confirm,
                     writer,
                     untrusted_labels,
+                    debugging_port,
                 )
             )
     finally:
@@ -92,6 +101,7 @@ async def _serve(
     confirm: bool,
     writer: TranscriptWriter | None,
     labels: bool,
+    debugging_port: bool,
 ) -> None:
     from ..mcp_server.bridge import Bridge
     from ..mcp_server.server import serve_http, serve_stdio
@@ -106,7 +116,7 @@ async def _serve(
             demo=demo,
         )
     bridge: Bridge | None = None
-    async with open_browser(options) as browser:
+    async with open_browser(options, debugging_port=debugging_port) as browser:
         context = await browser.new_context()
         try:
             page = await context.new_page()
@@ -121,6 +131,7 @@ async def _serve(
             if opened.get("isError"):
                 err.print(f"[yellow]warning:[/] {escape(str(opened['content'][0]['text']))}")
             try:
+                err.print(_path_of(session), soft_wrap=True)
                 if http_port is None:
                     err.print(f"Serving the tools of {escape(url)} over stdio", soft_wrap=True)
                     await serve_stdio(bridge)
@@ -136,6 +147,16 @@ async def _serve(
             if writer is not None:
                 with contextlib.suppress(Exception):
                     writer.end(passed=True, ran=bridge.steps if bridge is not None else 0)
+
+
+def _path_of(session: Any) -> str:
+    """Which way the page's tool calls reach the browser, for the server's log."""
+    cdp = session.backend.cdp
+    if cdp is None:
+        return "Page tools are called in the page (the in-page source)"
+    if cdp.path == "direct":
+        return "Page tools are called over the browser's DevTools port on 127.0.0.1 (direct)"
+    return "Page tools are called through Playwright's driver"
 
 
 def _announce(port: int) -> None:

@@ -15,6 +15,7 @@ from ..core.errors import BrowserNotFoundError, Error, UsageError
 from ..core.text import safe_text
 from ..core.urls import split_url
 from .adapters import is_target_closed
+from .direct import DEBUGGING_PORT_ARGS, remember_port
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright
@@ -216,17 +217,23 @@ async def launch(
     headless: bool = True,
     webmcp: bool = True,
     source: str = "browser_path",
+    debugging_port: bool = False,
 ) -> Browser:
     """Launch Chromium with WebMCP enabled (or without it, for polyfilled pages).
 
     ``browser_path`` (else $WEBMCP_BROWSER_PATH, Playwright's Chromium, then PATH) is the browser;
     ``source`` names where the path came from in error messages. Raises BrowserNotFoundError,
     saying what to do, when there is no browser or it does not start.
+
+    ``debugging_port`` also opens Chromium's DevTools port on 127.0.0.1 (a free port it picks),
+    so that sessions on its pages reach it without Playwright's driver (`session.direct`): any
+    local process can drive a browser through that port while it runs (docs/mcp.md).
     """
     path = find_browser(browser_path, source=source)
+    args = launch_args(webmcp=webmcp) + (list(DEBUGGING_PORT_ARGS) if debugging_port else [])
     try:
-        return await playwright.chromium.launch(
-            executable_path=path, headless=headless, args=launch_args(webmcp=webmcp), timeout=60_000
+        browser = await playwright.chromium.launch(
+            executable_path=path, headless=headless, args=args, timeout=60_000
         )
     except Exception as exc:
         said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -239,6 +246,9 @@ async def launch(
         raise BrowserNotFoundError(
             f"Could not start the browser at {path}: {said}. {HOW_TO_GET_ONE}"
         ) from exc
+    if debugging_port:
+        await remember_port(browser)
+    return browser
 
 
 async def connect(

@@ -13,7 +13,7 @@ import contextlib
 import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 
@@ -21,6 +21,7 @@ from ...core.errors import WebMCPUnavailableError
 from ...core.records import BackendName, BrowserReport, FrameEventType, Tool, normalise_annotations
 from ...core.urls import origin_of
 from ..adapters import as_async, async_view, cdp_call, impl_of, is_target_closed
+from ..direct import DirectCdpClosedError, DirectCdpError, DirectSession, open_page_session
 from .base import (
     CallRefusedError,
     Interrupted,
@@ -34,7 +35,9 @@ from .base import (
 if TYPE_CHECKING:
     from playwright.async_api import CDPSession, Frame, Page
 
-__all__ = ["CdpBackend"]
+__all__ = ["CdpBackend", "CdpPath"]
+
+CdpPath = Literal["direct", "playwright"]
 
 _SMALL_WAIT = 5.0  # bound for housekeeping round trips (reading an exception, cancelling)
 _EARLY_KEEP = 1000
@@ -82,7 +85,7 @@ _FORM_SUBMIT_BOX_JS = """function () {
 class _Target:
     """One CDP session: a page's own (root = its main frame) or an out-of-process frame's."""
 
-    def __init__(self, cdp: CDPSession, *, page: Page, is_page: bool) -> None:
+    def __init__(self, cdp: CDPSession | DirectSession, *, page: Page, is_page: bool) -> None:
         self.cdp = cdp
         self.page = page
         self.is_page = is_page
@@ -188,14 +191,33 @@ class CdpBackend:
         self._closed = False
         self._ended: str | None = None  # "closed" | "crashed" | "disconnected"
         self.main_frame_id = ""
+        self._moved = False  # a frame of a direct session navigated since a call was answered
+        self.path: CdpPath = "playwright"
+        """How the page's own session reaches Chromium: "direct" on a websocket of its own to
+        the browser's DevTools port (only a browser launched with one, `session.direct`), else
+        "playwright" (through Playwright's driver, as every frame and popup session is)."""
 
     # -- lifecycle -------------------------------------------------------------------------
     async def open(self, on_tools: ToolsChanged, on_interrupt: Interrupted) -> None:
         self._on_tools, self._on_interrupt = on_tools, on_interrupt
         page = self._page
         context = impl_of(page).context
-        main = await self._attach(page, page, is_page=True)
+        direct = await open_page_session(page)
+        if direct is not None:
+            main = self._target(direct, page, is_page=True)
+            direct.on_close(lambda: self._direct_lost(main))
+            self.path = "direct"
+        else:
+            main = await self._attach(page, page, is_page=True)
         self._main = main
+        try:
+            await self._open_main(main, page, context)
+        except BaseException:
+            if self._targets.get(main.root) is not main:  # close() would not find it
+                await self._detach(main)
+            raise
+
+    async def _open_main(self, main: _Target, page: Page, context: Any) -> None:
         self._listen(page, "close", lambda _: self._gone("closed"))
         self._listen(page, "crash", lambda _: self._gone("crashed"))
         self._listen(page, "framenavigated", self._pw_frame_navigated)
@@ -242,6 +264,10 @@ class CdpBackend:
     async def _attach(self, page: Page, what: Page | Frame, *, is_page: bool) -> _Target:
         """A new CDP session for a page or an out-of-process frame, with our handlers on it."""
         cdp = await async_view(impl_of(page).context).new_cdp_session(async_view(impl_of(what)))
+        return self._target(cdp, page, is_page=is_page)
+
+    def _target(self, cdp: CDPSession | DirectSession, page: Page, *, is_page: bool) -> _Target:
+        """A target on cdp, with our handlers on it."""
         target = _Target(cdp, page=page, is_page=is_page)
         handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "WebMCP.toolsAdded": lambda p: self._tools_added(target, p),
@@ -262,6 +288,9 @@ class CdpBackend:
     async def _detach(self, target: _Target) -> None:
         was_gone, target.gone = target.gone, True
         target.drop_listeners()
+        if isinstance(target.cdp, DirectSession):  # its own websocket: always closed (bounded)
+            await target.cdp.detach()
+            return
         if not was_gone and self._ended is None:  # a crashed page never answers a detach
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(target.cdp.detach(), _SMALL_WAIT)
@@ -290,6 +319,8 @@ class CdpBackend:
             await asyncio.wait(list(self._adopting), timeout=_SMALL_WAIT)
         targets = list(self._targets.values())
         await asyncio.gather(*(t.quiet_send("Browser.getVersion", {}) for t in targets))
+        if self._main is not None and isinstance(self._main.cdp, DirectSession):
+            await self._main.cdp.catch_up()  # and Playwright's view of the page has caught up
 
     def _read_tree(self, target: _Target, node: dict[str, Any]) -> None:
         frame = node["frame"]
@@ -439,6 +470,7 @@ class CdpBackend:
     def _frame_navigated(self, target: _Target, params: dict[str, Any]) -> None:
         if target.gone:
             return
+        self._moved = self._moved or isinstance(target.cdp, DirectSession)
         frame = params["frame"]
         frame_id = frame["id"]
         self._set_frame(target, frame)
@@ -458,6 +490,7 @@ class CdpBackend:
         """pushState, replaceState or a hash change: same document and tools, a new URL."""
         if target.gone:
             return
+        self._moved = self._moved or isinstance(target.cdp, DirectSession)
         frame_id, url = params.get("frameId", ""), str(params.get("url", ""))
         if frame_id not in self._frames:
             return
@@ -526,6 +559,19 @@ class CdpBackend:
     def _gone(self, kind: FrameEventType) -> None:
         self._ended = self._ended or kind
         self._on_interrupt(kind, "", {})
+
+    def _direct_lost(self, target: _Target) -> None:
+        """The page's own websocket closed under us: its page closed or crashed, or its browser
+        went, each of which Playwright reports too, and says which. Calls on it end now as gone;
+        if Playwright has said nothing within a grace, the page counts as disconnected."""
+        target.gone = True
+        if not self._closed and self._ended is None:
+            self.spawn(self._lost_for_good())
+
+    async def _lost_for_good(self) -> None:
+        await asyncio.sleep(_SMALL_WAIT / 5)  # sleep-ok: a grace for Playwright's own, exact event
+        if not self._closed and self._ended is None:
+            self._gone("disconnected")
 
     # -- out-of-process frames and popups --------------------------------------------------
     def _pw_frame_navigated(self, frame: Frame) -> None:
@@ -681,10 +727,14 @@ class CdpBackend:
         try:
             # Not bounded here: the session races this against the call's deadline and the
             # page's interruptions (and a wait_for task would cost every call loop turns).
-            reply = await cdp_call(target.cdp, "WebMCP.invokeTool", params)
-        except PlaywrightError as exc:
+            if isinstance(target.cdp, DirectSession):
+                reply = await target.cdp.send("WebMCP.invokeTool", params)
+            else:
+                reply = await cdp_call(target.cdp, "WebMCP.invokeTool", params)
+        except (PlaywrightError, DirectCdpError) as exc:
             message = str(exc).split("Protocol error (WebMCP.invokeTool): ")[-1].splitlines()[0]
-            if target.gone or self._ended or self._closed or is_target_closed(exc):
+            closed = is_target_closed(exc) or isinstance(exc, DirectCdpClosedError)
+            if target.gone or self._ended or self._closed or closed:
                 raise TargetGoneError(message) from exc
             if message.strip() == _TOOL_NOT_FOUND:
                 raise ToolNotFoundError(message) from exc
@@ -736,6 +786,24 @@ class CdpBackend:
             inv.on_start()
         inv.invoked()
 
+    def _answer(self, inv: _CdpInvocation, report: BrowserReport) -> None:
+        """Hand inv its report; on a direct session that saw the page navigate, only once
+        Playwright has caught up, so `page.url` and its frames are the ones the answer came from."""
+        cdp = inv._target.cdp
+        if isinstance(cdp, DirectSession) and self._moved:
+            self._moved = False
+            self.spawn(self._answer_after(cdp, inv, report))
+        else:
+            inv.respond(report)
+
+    async def _answer_after(
+        self, cdp: DirectSession, inv: _CdpInvocation, report: BrowserReport
+    ) -> None:
+        try:
+            await cdp.catch_up()
+        finally:
+            inv.respond(report)
+
     def _tool_responded(self, params: dict[str, Any], target: _Target) -> None:
         invocation_id = params.get("invocationId", "")
         if self._observers and not target.gone:
@@ -747,9 +815,13 @@ class CdpBackend:
         report = _report_of(params)
         object_id = (report.exception or {}).get("objectId")
         if object_id:
-            self.spawn(self._read_exception(inv._target, report, object_id, inv.respond))
+            self.spawn(
+                self._read_exception(
+                    inv._target, report, object_id, lambda done: self._answer(inv, done)
+                )
+            )
         else:
-            inv.respond(report)
+            self._answer(inv, report)
 
     def _tell_responded(self, params: dict[str, Any], target: _Target) -> None:
         """Tell the observers of an answer (with the thrown error read, as for our own calls)."""

@@ -302,3 +302,30 @@ def test_demo_json_prints_its_url_as_one_document() -> None:
         _, err = demo.communicate(timeout=30)
     assert demo.returncode == EXIT_OK
     assert "Traceback" not in err
+
+
+# -- late tools: settling as a browser auditor does ---------------------------------------------
+def test_tools_lists_a_tool_registered_900_ms_after_load(pages_url: str) -> None:
+    ran = harness("tools", f"{pages_url}/ready/late-tool.html", "--json")
+    tools = one_json_document(ran.out)
+    assert isinstance(tools, list)
+    assert {t["name"] for t in tools} == {"list_orders", "count_orders"}
+
+
+def test_a_short_settle_still_overrides_and_reads_the_list_before_the_late_tool(
+    pages_url: str,
+) -> None:
+    ran = harness("tools", f"{pages_url}/ready/late-tool.html", "--json", "--settle", "0.1")
+    tools = one_json_document(ran.out)
+    assert isinstance(tools, list)
+    assert {t["name"] for t in tools} == {"list_orders"}
+
+
+def test_check_checks_a_tool_registered_900_ms_after_load(pages_url: str) -> None:
+    ran = harness("check", f"{pages_url}/ready/late-tool.html", "--json")
+    report = one_json_document(ran.out)
+    assert isinstance(report, dict)
+    [page] = report["pages"]
+    assert {t["name"] for t in page["tools"]} == {"list_orders", "count_orders"}
+    called = {r["tool"] for r in report["records"]}
+    assert "count_orders" in called, called

@@ -168,7 +168,7 @@ class PageCheck:
         result.title = probe.title
         visit.take_links(probe.links)
         result.screenshot = await visit.screenshot()
-        listed = await visit.tools(settle=options.settle or None)  # (as the settle after load)
+        listed = await visit.tools(settle=0)  # (settled after load: `PageVisit.open`)
         if listed is None:
             self._unresponsive(
                 f"The page's tools could not be listed within {options.look_timeout:g} s (the "

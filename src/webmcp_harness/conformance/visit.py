@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -17,6 +16,7 @@ from ..core.records import CallRecord, Tool
 from ..core.urls import split_origin
 from ..core.waits import bounded
 from ..session import WebMCPSession
+from ..session.limits import EMPTY_WAIT, SETTLE_MAX
 from ..session.probe import probe as probe_webmcp
 from .behaviour import GONE_EVENTS
 from .findings import excerpt
@@ -157,9 +157,6 @@ _MAX_ERRORS = 500  # uncaught page errors kept per page
 _CLOSE_WAIT = 10.0
 
 
-_SETTLE_CAP = 2.0  # seconds at most spent waiting for the tool list to stop changing
-
-
 _NAVIGATION_GRACE = 0.5  # seconds for a navigation seen in the page to reach the checker
 
 
@@ -182,7 +179,6 @@ class Lane:
         self.session: WebMCPSession | None = None
         self.visit: PageVisit | None = None  # the page the events go to (None: between pages)
         self.pages = 0  # pages it has served since it was opened
-        self.changed = asyncio.Event()  # set when the tools change
         self.fenced = False  # drop page errors until the main frame commits the next document
         self.cookies: list[Any] = []  # the context's cookies as it began
         self.origins: set[str] = set()  # of every document loaded since the reset
@@ -239,12 +235,6 @@ class Lane:
         self.session = await WebMCPSession.attach(
             page, timeout=options.page_timeout, backend=options.backend
         )
-
-        def tools_changed(what: str) -> None:
-            if what == "tools":
-                self.changed.set()
-
-        self.session.on_change(tools_changed)
 
     async def _reset(self) -> bool:
         """The lane's context as it began: no storage or session storage from the last page, its
@@ -406,28 +396,14 @@ class PageVisit:
         return None, False
 
     async def _settle(self) -> None:
-        """Wait (briefly, bounded) until the page's tool list has stopped changing for the
-        settle time since it loaded: it is listed now, and again when a source says it changed
-        or the quiet time is up (which catches the sources without change events)."""
-        session, lane = self.session, self.lane
+        """Wait, bounded, until the page has settled as the session's `tools()` decides it (by
+        default as a browser auditor does: no tool changed, no request in flight and no short
+        timer pending for a quiet window; `docs/codes.md`), the crawl told of its links first."""
+        session = self.session
         await self._early_links()
-        if session is None or self.options.settle <= 0:
+        if session is None or self.options.settle == 0:
             return
-        quiet = self.options.settle
-        deadline = time.monotonic() + _SETTLE_CAP
-        last = await self._tool_keys(session)
-        quiet_since = time.monotonic()
-        while (now := time.monotonic()) < deadline:
-            left = quiet_since + quiet - now
-            if left > 0:
-                lane.changed.clear()
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(lane.changed.wait(), min(left, deadline - now))
-            keys = await self._tool_keys(session)
-            if keys != last:
-                last, quiet_since = keys, time.monotonic()
-            elif time.monotonic() - quiet_since >= quiet:
-                return
+        await bounded(session.tools(settle=self.options.settle), SETTLE_MAX + EMPTY_WAIT)
 
     async def _early_links(self) -> None:
         """The links the page has once loaded, to the crawl at once, so the next level loads
@@ -439,13 +415,6 @@ class PageVisit:
         if isinstance(links, list):
             self.links = [x for x in links if isinstance(x, str)][:_MAX_LINKS]
             self._follow()
-
-    async def _tool_keys(self, session: WebMCPSession) -> frozenset[tuple[str, str]] | None:
-        # (this loop is the settle)
-        tools = await bounded(session.tools(settle=0), self.options.look_timeout)
-        if tools is None:
-            return None
-        return frozenset((t.frame_id, t.name) for t in tools)
 
     async def reload(self, *, fresh: bool) -> None:
         """Get the page back to its start: a new context after a crash or hang, else goto."""

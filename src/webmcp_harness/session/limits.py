@@ -7,8 +7,9 @@ from ..core.timeouts import DEFAULT_TIMEOUT
 
 __all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT", "HORIZON", "SETTLE_MAX"]
 
-DEFAULT_SETTLE = 0.25
-"""Seconds the tool list must have been quiet before `tools()` answers."""
+DEFAULT_SETTLE = 0.1
+"""Seconds the tool list must have been quiet before `tools()` answers (by default, the page's
+requests and short timers too: short, since those say when a tool may still come)."""
 EMPTY_WAIT = 2.5
 """Seconds `tools()` waits for a first tool while the page has none (bounded by the timeout)."""
 HORIZON = 1.5

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Literal
 
+from ..core.records import ToolLocation
 from . import ids
 
 __all__ = [
@@ -376,6 +377,8 @@ class Finding:
     tool: str | None = None
     frame: str | None = None
     detail: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    location: ToolLocation | None = field(default=None, compare=False, hash=False)
+    """Where the finding's tool was registered, where the source tells (`Tool.location`)."""
 
     @property
     def family(self) -> str:
@@ -391,6 +394,7 @@ class Finding:
             "message": self.message,
             "rule": self.rule,
             "detail": dict(self.detail),
+            **({"location": self.location.to_dict()} if self.location is not None else {}),
         }
 
     @classmethod
@@ -504,6 +508,16 @@ class Collector:
         self.ran(check_id, tool, frame)
         self.findings.append(found)
         return found
+
+    def locate(self, where: dict[tuple[str, str | None], ToolLocation]) -> None:
+        """Name, in each finding about a tool, where it was registered: where maps a tool's
+        (name, finding frame) to its location."""
+        self.findings[:] = [
+            replace(f, location=where[f.tool, f.frame])
+            if f.tool is not None and (f.tool, f.frame) in where
+            else f
+            for f in self.findings
+        ]
 
     def extend(self, other: Collector) -> None:
         """Take in another collector's findings and targets."""

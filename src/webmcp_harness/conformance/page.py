@@ -16,7 +16,7 @@ from ..core.waits import cancelled_from_outside
 from . import ids
 from .exercise import Exerciser
 from .findings import Collector, Finding, excerpt
-from .metadata import DISCOVERY_CHECKS, check_discovery
+from .metadata import DISCOVERY_CHECKS, check_discovery, frame_of
 from .options import CheckOptions, ContextHook
 from .pageerrors import check_page_errors
 from .reports import PageResult
@@ -125,6 +125,9 @@ class PageCheck:
             await visit.close(keep=self.job.lane is not None and self._went_well())
             result.elapsed = time.monotonic() - started
             result.calls = [r.shown_number for r in visit.records]
+            col.locate(
+                {(t.name, frame_of(t, visit.url)): t.location for t in result.tools if t.location}
+            )
             if self.options.pages is not None:
                 ignored = self.options.pages.ignore(col)
         return PageOutcome(visit.url, result, col, visit.records, ignored, links)

@@ -85,6 +85,8 @@ class Check:
     title: str
     rule: str
     scope: Scope = "tool"
+    lighthouse: str | None = None
+    """The id of the Lighthouse audit that checks the same thing, where one does."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +96,7 @@ class Check:
             "title": self.title,
             "rule": self.rule,
             "scope": self.scope,
+            "lighthouse": self.lighthouse,
         }
 
 
@@ -101,10 +104,16 @@ CHECKS: dict[str, Check] = {}
 
 
 def _register(
-    id_: str, severity: Severity, title: str, rule: str, *, scope: Scope = "tool"
+    id_: str,
+    severity: Severity,
+    title: str,
+    rule: str,
+    *,
+    scope: Scope = "tool",
+    lighthouse: str | None = None,
 ) -> Check:
     family = id_.split(".", 1)[0]
-    check = Check(id_, family, severity, title, rule, scope)
+    check = Check(id_, family, severity, title, rule, scope, lighthouse)
     CHECKS[id_] = check
     return check
 
@@ -128,7 +137,14 @@ _register(
     spec("document-extension"),
     scope="page",
 )
-_register(ids.DISCOVERY_TOOLS_FOUND, E, "The page exposes tools", spec("api"), scope="page")
+_register(
+    ids.DISCOVERY_TOOLS_FOUND,
+    E,
+    "The page exposes tools",
+    spec("api"),
+    scope="page",
+    lighthouse="webmcp-registered-tools",
+)
 _register(
     ids.DISCOVERY_TOOL_COUNT,
     W,
@@ -193,6 +209,7 @@ _register(
     E,
     "inputSchema is a valid JSON Schema (2020-12 meta-schema)",
     spec("dom-modelcontexttool-inputschema"),
+    lighthouse="webmcp-schema-validity",
 )
 _register(
     ids.METADATA_SCHEMA_OBJECT,
@@ -341,12 +358,47 @@ _register(
     "Chromium finds no problem in the page's tool forms (toolname, tooldescription, names)",
     DECLARATIVE,
     scope="page",
+    lighthouse="webmcp-schema-validity",
 )
 _register(
     ids.FORM_SUBMIT_BUTTON,
     E,
     "A form without toolautosubmit has a submit button",
     DECLARATIVE,
+)
+
+# Agent readiness: what agents that read and click the page meet (Lighthouse's agentic audits).
+_register(
+    ids.READINESS_FORM_COVERAGE,
+    Severity.INFO,
+    "Each form is a WebMCP tool (toolname and tooldescription)",
+    DECLARATIVE,
+    scope="page",
+    lighthouse="webmcp-form-coverage",
+)
+_register(
+    ids.READINESS_ACCESSIBILITY_TREE,
+    W,
+    "The accessibility tree agents read names every button, link and field (axe-core)",
+    codes(ids.READINESS_ACCESSIBILITY_TREE),
+    scope="page",
+    lighthouse="agent-accessibility-tree",
+)
+_register(
+    ids.READINESS_LLMS_TXT,
+    W,
+    "The site's /llms.txt, where there is one, is Markdown with a title and links",
+    codes(ids.READINESS_LLMS_TXT),
+    scope="page",
+    lighthouse="llms-txt",
+)
+_register(
+    ids.READINESS_LAYOUT_SHIFT,
+    W,
+    "The page does not shift under an agent's clicks (cumulative layout shift at most 0.1)",
+    codes(ids.READINESS_LAYOUT_SHIFT),
+    scope="page",
+    lighthouse="cumulative-layout-shift",
 )
 
 del E, W
@@ -393,6 +445,7 @@ class Finding:
             "frame": self.frame,
             "message": self.message,
             "rule": self.rule,
+            "lighthouse": getattr(CHECKS.get(self.check), "lighthouse", None),
             "detail": dict(self.detail),
             **({"location": self.location.to_dict()} if self.location is not None else {}),
         }

@@ -19,6 +19,7 @@ from .findings import Collector, Finding, excerpt
 from .metadata import DISCOVERY_CHECKS, check_discovery, frame_of
 from .options import CheckOptions, ContextHook
 from .pageerrors import check_page_errors
+from .readiness import check_readiness
 from .reports import PageResult
 from .static import check_statically
 from .visit import Lane, LinkSink, PageVisit, went_away
@@ -171,6 +172,8 @@ class PageCheck:
         result.title = probe.title
         visit.take_links(probe.links)
         result.screenshot = await visit.screenshot()
+        # (before any call: the page as it loaded; a page that painted nothing is checked too)
+        check_readiness(await visit.readiness(llms=self.job.seed), page=visit.url, out=col)
         listed = await visit.tools(settle=0)  # (settled after load: `PageVisit.open`)
         if listed is None:
             self._unresponsive(

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..core.records import CallRecord, Tool
@@ -18,11 +19,13 @@ from ..core.waits import bounded
 from ..session import WebMCPSession
 from ..session.limits import EMPTY_WAIT, SETTLE_MAX
 from ..session.probe import probe as probe_webmcp
+from . import ids
 from .behaviour import GONE_EVENTS
 from .findings import excerpt
 from .forms import BROWSER_ISSUE_TYPES, EXTRACT_FORM_JS, FORM_FUNCTION_DECLARATION
 from .options import PROBE_WAIT, CheckOptions, ContextHook, normalise_url
 from .pageerrors import FRAMES_WITHOUT_TOOLS_JS, WATCH_REGISTRATIONS_JS, Attempt, PageError
+from .readiness import AGENT_RULES, LlmsTxt, Readiness, axe_violations
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Frame, Page, Request
@@ -138,12 +141,43 @@ _FIND_FORM_JS = (
 )
 
 
+# Forms that are not tools, and the page's cumulative layout shift (largest session window: gaps
+# under 1 s, windows under 5 s; shifts just after input do not count), for `PageVisit.readiness`.
+_READINESS_JS = """() => {
+  const safe = (f, d) => { try { return f(); } catch (e) { return d; } };
+  const forms = [];
+  for (const form of safe(() => Array.prototype.slice.call(document.forms, 0, 200), [])) {
+    if (form.getAttribute("toolname") || form.getAttribute("tooldescription")) continue;
+    const id = form.getAttribute("id"), name = form.getAttribute("name");
+    const action = form.getAttribute("action");
+    forms.push(String(id ? "form#" + id : name ? "form[name=" + name + "]"
+      : action ? "form[action=" + action + "]" : "form #" + (forms.length + 1)).slice(0, 200));
+  }
+  const cls = safe(() => {
+    const observer = new PerformanceObserver(() => {});
+    observer.observe({ type: "layout-shift", buffered: true });
+    const entries = observer.takeRecords();
+    observer.disconnect();
+    let best = 0, sum = 0, first = -Infinity, last = -Infinity;
+    for (const e of entries) {
+      if (e.hadRecentInput) continue;
+      if (e.startTime - last > 1000 || e.startTime - first > 5000) { sum = 0; first = e.startTime; }
+      sum += e.value; last = e.startTime; best = Math.max(best, sum);
+    }
+    return best;
+  }, null);
+  return { forms, cls };
+}"""
+
+
 # A frame's session storage, emptied before the lane's next page (a page that hides it keeps it).
 _CLEAR_SESSION_JS = "() => { try { window.sessionStorage.clear(); } catch (e) {} }"
 
 
 _MAX_ORIGINS = 50  # origins whose storage a lane clears; past that it gets a new context
 
+
+_MAX_LLMS_TXT = 100_000  # bytes of /llms.txt read
 
 _MAX_SCREENSHOT = 2_000_000  # bytes; a larger screenshot is dropped
 
@@ -475,6 +509,66 @@ class PageVisit:
         assert self.session is not None
         tools = await bounded(self.session.tools(settle=settle), self.options.look_timeout)
         return list(tools) if isinstance(tools, list) else None
+
+    async def readiness(self, *, llms: bool) -> Readiness:
+        """What the readiness checks need from the loaded page: its forms that are not tools,
+        its layout shift, axe-core's violations of the rules on what agents read, and (llms) the
+        origin's /llms.txt. Each part bounded; one that does not answer is skipped, saying so."""
+        page, context, limit = self.page, self.context, self.options.look_timeout
+        assert page is not None
+        assert context is not None
+        skipped: dict[str, str] = {}
+        raw = await bounded(page.evaluate(_READINESS_JS), limit)
+        seen = raw if isinstance(raw, dict) else {}
+        if not seen:
+            skipped[ids.READINESS_FORM_COVERAGE] = skipped[ids.READINESS_LAYOUT_SHIFT] = (
+                "the page did not answer"
+            )
+        forms: Any = seen.get("forms")
+        cls = seen.get("cls")
+        options = {"runOnly": {"type": "rule", "values": list(AGENT_RULES)}}
+        axe: Any = await bounded(
+            Axe().run(page, options={**options, "resultTypes": ["violations"]}), limit
+        )
+        if axe is None:
+            skipped[ids.READINESS_ACCESSIBILITY_TREE] = "axe-core did not run in the page in time"
+        answer = None
+        if llms:
+            origin = split_origin(self.current_url or self.url)
+            if origin is None or origin.scheme not in ("http", "https"):
+                skipped[ids.READINESS_LLMS_TXT] = "the page has no http(s) origin"
+            else:
+                answer = await self._llms_txt(f"{origin}/llms.txt", limit)
+        else:
+            skipped[ids.READINESS_LLMS_TXT] = "asked on the pages given, not on crawled ones"
+        return Readiness(
+            bare_forms=tuple(f for f in forms if isinstance(f, str))[:200]
+            if isinstance(forms, list)
+            else (),
+            layout_shift=float(cls)
+            if isinstance(cls, (int, float)) and not isinstance(cls, bool)
+            else None,
+            violations=axe_violations(getattr(axe, "response", None)),
+            axe_ran=axe is not None,
+            llms=answer,
+            skipped=skipped,
+        )
+
+    async def _llms_txt(self, url: str, limit: float) -> LlmsTxt:
+        """GET url (the origin's /llms.txt) in the page's context: its status and text."""
+        assert self.context is not None
+        request = self.context.request
+
+        async def get() -> LlmsTxt:
+            response = await request.get(url, timeout=limit * 1000, max_redirects=3)
+            try:
+                body = await response.body() if response.status < 400 else b""
+                return LlmsTxt(response.status, body[:_MAX_LLMS_TXT].decode("utf-8", "replace"))
+            finally:
+                await response.dispose()
+
+        answer = await bounded(get(), limit + 1)
+        return answer if answer is not None else LlmsTxt(0)
 
     async def screenshot(self) -> bytes | None:
         """A PNG of the page, when the options ask for one (None: not taken, or too large)."""

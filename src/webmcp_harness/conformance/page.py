@@ -172,8 +172,8 @@ class PageCheck:
         result.title = probe.title
         visit.take_links(probe.links)
         result.screenshot = await visit.screenshot()
-        # (before any call: the page as it loaded; a page that painted nothing is checked too)
-        check_readiness(await visit.readiness(llms=self.job.seed), page=visit.url, out=col)
+        if visit.seen is not None:  # (taken as the page settled: before any call, painted or not)
+            check_readiness(visit.seen, page=visit.url, out=col)
         listed = await visit.tools(settle=0)  # (settled after load: `PageVisit.open`)
         if listed is None:
             self._unresponsive(

@@ -177,6 +177,15 @@ _CLEAR_SESSION_JS = "() => { try { window.sessionStorage.clear(); } catch (e) {}
 _MAX_ORIGINS = 50  # origins whose storage a lane clears; past that it gets a new context
 
 
+_DeepLook = tuple[Any, LlmsTxt | None, dict[str, str]]  # axe's answer, /llms.txt, skipped
+
+
+async def _nothing() -> None:
+    return None
+
+
+_ONLY_GIVEN = "run on the pages given, not on crawled ones (as Lighthouse audits one page)"
+
 _MAX_LLMS_TXT = 100_000  # bytes of /llms.txt read
 
 _MAX_SCREENSHOT = 2_000_000  # bytes; a larger screenshot is dropped
@@ -349,6 +358,7 @@ class PageVisit:
         self._sink = links if depth < options.crawl else None
         self._followed = 0  # links already handed to the sink
         self._during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
+        self.seen: Readiness | None = None  # the readiness look at the page as it first loaded
 
     # -- what the page does (the lane's events) --------------------------------------------
     def navigated(self) -> None:
@@ -390,13 +400,13 @@ class PageVisit:
         except Exception as exc:
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             return f"The browser could not open a page for it: {excerpt(message, 200)}.", True
-        return await self._goto()
+        return await self._goto(look=True)
 
     async def _attach(self) -> None:
         await self.lane.take(self, self.browser)
         self.context, self.page, self.session = self.lane.context, self.lane.page, self.lane.session
 
-    async def _goto(self) -> tuple[str | None, bool]:
+    async def _goto(self, *, look: bool = False) -> tuple[str | None, bool]:
         page = self.page
         assert page is not None
         limit = self.options.page_timeout
@@ -407,7 +417,7 @@ class PageVisit:
         except Exception as exc:
             timed_out = isinstance(exc, (asyncio.TimeoutError, PlaywrightTimeoutError))
             if timed_out and page.url not in ("", "about:blank"):
-                await self._settle()
+                await self._settle(look=look)
                 return (
                     f"The page did not finish loading within {limit:g} s (the load event never "
                     "fired: a resource that never arrives?). Agents wait for the page to load; "
@@ -419,7 +429,7 @@ class PageVisit:
             message = str(exc).splitlines()[0] if str(exc) else "no answer"
             message = message.removeprefix("Page.goto: ")
             return f"The page could not be opened: {excerpt(message, 200)}.", True
-        await self._settle()
+        await self._settle(look=look)
         status = response.status if response is not None else 200
         if status >= 400:
             return (
@@ -429,15 +439,24 @@ class PageVisit:
             )
         return None, False
 
-    async def _settle(self) -> None:
+    async def _settle(self, *, look: bool = False) -> None:
         """Wait, bounded, until the page has settled as the session's `tools()` decides it (by
         default as a browser auditor does: no tool changed, no request in flight and no short
-        timer pending for a quiet window; `docs/codes.md`), the crawl told of its links first."""
+        timer pending for a quiet window; `docs/codes.md`), the crawl told of its links first.
+        With look, the readiness checks' look at the page as it loaded (`readiness`) is taken
+        meanwhile, into `seen`: the settle is mostly waiting."""
         session = self.session
         await self._early_links()
-        if session is None or self.options.settle == 0:
-            return
-        await bounded(session.tools(settle=self.options.settle), SETTLE_MAX + EMPTY_WAIT)
+        deep = asyncio.ensure_future(self._deep_look()) if look and self.depth == 0 else None
+        try:
+            if session is not None and self.options.settle != 0:
+                await bounded(session.tools(settle=self.options.settle), SETTLE_MAX + EMPTY_WAIT)
+        except BaseException:
+            if deep is not None:
+                deep.cancel()
+            raise
+        if look:
+            self.seen = await self.readiness(deep)
 
     async def _early_links(self) -> None:
         """The links the page has once loaded, to the crawl at once, so the next level loads
@@ -510,37 +529,23 @@ class PageVisit:
         tools = await bounded(self.session.tools(settle=settle), self.options.look_timeout)
         return list(tools) if isinstance(tools, list) else None
 
-    async def readiness(self, *, llms: bool) -> Readiness:
-        """What the readiness checks need from the loaded page: its forms that are not tools,
-        its layout shift, axe-core's violations of the rules on what agents read, and (llms) the
-        origin's /llms.txt. Each part bounded; one that does not answer is skipped, saying so."""
-        page, context, limit = self.page, self.context, self.options.look_timeout
-        assert page is not None
-        assert context is not None
-        skipped: dict[str, str] = {}
-        raw = await bounded(page.evaluate(_READINESS_JS), limit)
+    async def readiness(self, deep: asyncio.Future[_DeepLook] | None) -> Readiness:
+        """What the readiness checks need from the loaded page: its forms that are not tools and
+        its layout shift, read now; and deep's look (`_deep_look`, on a page the user gave).
+        Each part bounded; one that does not answer or is not asked is skipped, saying so."""
+        assert self.page is not None
+        raw = await bounded(self.page.evaluate(_READINESS_JS), self.options.look_timeout)
         seen = raw if isinstance(raw, dict) else {}
+        axe, llms, skipped = await deep if deep is not None else (None, None, {})
+        if deep is None:
+            skipped = dict.fromkeys(
+                (ids.READINESS_ACCESSIBILITY_TREE, ids.READINESS_LLMS_TXT), _ONLY_GIVEN
+            )
         if not seen:
             skipped[ids.READINESS_FORM_COVERAGE] = skipped[ids.READINESS_LAYOUT_SHIFT] = (
                 "the page did not answer"
             )
-        forms: Any = seen.get("forms")
-        cls = seen.get("cls")
-        options = {"runOnly": {"type": "rule", "values": list(AGENT_RULES)}}
-        axe: Any = await bounded(
-            Axe().run(page, options={**options, "resultTypes": ["violations"]}), limit
-        )
-        if axe is None:
-            skipped[ids.READINESS_ACCESSIBILITY_TREE] = "axe-core did not run in the page in time"
-        answer = None
-        if llms:
-            origin = split_origin(self.current_url or self.url)
-            if origin is None or origin.scheme not in ("http", "https"):
-                skipped[ids.READINESS_LLMS_TXT] = "the page has no http(s) origin"
-            else:
-                answer = await self._llms_txt(f"{origin}/llms.txt", limit)
-        else:
-            skipped[ids.READINESS_LLMS_TXT] = "asked on the pages given, not on crawled ones"
+        forms, cls = seen.get("forms"), seen.get("cls")
         return Readiness(
             bare_forms=tuple(f for f in forms if isinstance(f, str))[:200]
             if isinstance(forms, list)
@@ -548,11 +553,30 @@ class PageVisit:
             layout_shift=float(cls)
             if isinstance(cls, (int, float)) and not isinstance(cls, bool)
             else None,
-            violations=axe_violations(getattr(axe, "response", None)),
+            violations=axe_violations(axe),
             axe_ran=axe is not None,
-            llms=answer,
+            llms=llms,
             skipped=skipped,
         )
+
+    async def _deep_look(self) -> _DeepLook:
+        """axe-core's answer on the rules agents need (None: it did not run in time) and the
+        origin's /llms.txt, at once; with the checks that could not run, and why."""
+        page, limit = self.page, self.options.look_timeout
+        assert page is not None
+        skipped: dict[str, str] = {}
+        options = {"runOnly": {"type": "rule", "values": list(AGENT_RULES)}}
+        origin = split_origin(self.current_url or self.url)
+        web = origin is not None and origin.scheme in ("http", "https")
+        axe, llms = await asyncio.gather(
+            bounded(Axe().run(page, options={**options, "resultTypes": ["violations"]}), limit),
+            self._llms_txt(f"{origin}/llms.txt", limit) if web else _nothing(),
+        )
+        if axe is None:
+            skipped[ids.READINESS_ACCESSIBILITY_TREE] = "axe-core did not run in time"
+        if not web:
+            skipped[ids.READINESS_LLMS_TXT] = "the page has no http(s) origin"
+        return getattr(axe, "response", None), llms, skipped
 
     async def _llms_txt(self, url: str, limit: float) -> LlmsTxt:
         """GET url (the origin's /llms.txt) in the page's context: its status and text."""

@@ -106,6 +106,9 @@ class PageCheck:
         ignored: list[Finding] = []
         try:
             await self._check()
+            seen = await visit.readiness()  # (as the page settled: before any call; painted or not)
+            if seen is not None:
+                check_readiness(seen, page=visit.url, out=col)
             attempts, without = await visit.registrations()
             check_page_errors(
                 visit.errors, attempts, without, result.tools, page=visit.url, out=col
@@ -172,8 +175,6 @@ class PageCheck:
         result.title = probe.title
         visit.take_links(probe.links)
         result.screenshot = await visit.screenshot()
-        if visit.seen is not None:  # (taken as the page settled: before any call, painted or not)
-            check_readiness(visit.seen, page=visit.url, out=col)
         listed = await visit.tools(settle=0)  # (settled after load: `PageVisit.open`)
         if listed is None:
             self._unresponsive(

@@ -358,7 +358,8 @@ class PageVisit:
         self._sink = links if depth < options.crawl else None
         self._followed = 0  # links already handed to the sink
         self._during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
-        self.seen: Readiness | None = None  # the readiness look at the page as it first loaded
+        # The readiness look at the page as it first settled: what it read, and the deep look.
+        self._looked: tuple[dict[str, Any], asyncio.Future[_DeepLook] | None] | None = None
 
     # -- what the page does (the lane's events) --------------------------------------------
     def navigated(self) -> None:
@@ -400,7 +401,7 @@ class PageVisit:
         except Exception as exc:
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             return f"The browser could not open a page for it: {excerpt(message, 200)}.", True
-        return await self._goto(look=True)
+        return await self._goto(look=self._looked is None)  # (a reload: the first look stands)
 
     async def _attach(self) -> None:
         await self.lane.take(self, self.browser)
@@ -443,20 +444,19 @@ class PageVisit:
         """Wait, bounded, until the page has settled as the session's `tools()` decides it (by
         default as a browser auditor does: no tool changed, no request in flight and no short
         timer pending for a quiet window; `docs/codes.md`), the crawl told of its links first.
-        With look, the readiness checks' look at the page as it loaded (`readiness`) is taken
-        meanwhile, into `seen`: the settle is mostly waiting."""
+        With look, the readiness checks' look at the page as it settled: its forms and layout
+        shift, and (a page the user gave) axe-core and /llms.txt, started then and read by
+        `readiness` once the page's other checks are done (they overlap its calls)."""
         session = self.session
         await self._early_links()
-        deep = asyncio.ensure_future(self._deep_look()) if look and self.depth == 0 else None
-        try:
-            if session is not None and self.options.settle != 0:
-                await bounded(session.tools(settle=self.options.settle), SETTLE_MAX + EMPTY_WAIT)
-        except BaseException:
-            if deep is not None:
-                deep.cancel()
-            raise
+        if session is not None and self.options.settle != 0:
+            await bounded(session.tools(settle=self.options.settle), SETTLE_MAX + EMPTY_WAIT)
         if look:
-            self.seen = await self.readiness(deep)
+            assert self.page is not None
+            raw = await bounded(self.page.evaluate(_READINESS_JS), self.options.look_timeout)
+            # (axe-core's long main-thread work after the settle, which it would hold up)
+            deep = asyncio.ensure_future(self._deep_look()) if self.depth == 0 else None
+            self._looked = (raw if isinstance(raw, dict) else {}), deep
 
     async def _early_links(self) -> None:
         """The links the page has once loaded, to the crawl at once, so the next level loads
@@ -482,6 +482,8 @@ class PageVisit:
         """Done with the page: its session's records to the visit; with keep, the page stays
         open for the lane's next page, else the lane is closed."""
         session, lane = self.session, self.lane
+        if self._looked is not None and self._looked[1] is not None:
+            self._looked[1].cancel()  # (done by now, unless the check stopped early)
         self.session = self.context = self.page = None
         if session is not None:
             known = {id(r) for r in self.records}
@@ -529,13 +531,14 @@ class PageVisit:
         tools = await bounded(self.session.tools(settle=settle), self.options.look_timeout)
         return list(tools) if isinstance(tools, list) else None
 
-    async def readiness(self, deep: asyncio.Future[_DeepLook] | None) -> Readiness:
-        """What the readiness checks need from the loaded page: its forms that are not tools and
-        its layout shift, read now; and deep's look (`_deep_look`, on a page the user gave).
-        Each part bounded; one that does not answer or is not asked is skipped, saying so."""
-        assert self.page is not None
-        raw = await bounded(self.page.evaluate(_READINESS_JS), self.options.look_timeout)
-        seen = raw if isinstance(raw, dict) else {}
+    async def readiness(self) -> Readiness | None:
+        """What the readiness checks need, as the page first settled (`_settle`): its forms that
+        are not tools and its layout shift; axe-core's violations and /llms.txt on a page the
+        user gave (awaited now). None when the page never settled. A part that did not answer or
+        was not asked is skipped, saying so."""
+        if self._looked is None:
+            return None
+        seen, deep = self._looked
         axe, llms, skipped = await deep if deep is not None else (None, None, {})
         if deep is None:
             skipped = dict.fromkeys(

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from .core.records import CallRecord as CallRecord
     from .core.records import CallResult as CallResult
     from .core.records import Tool as Tool
+    from .core.records import ToolLocation as ToolLocation
     from .core.results import RETRYABLE as RETRYABLE
     from .core.results import ToolErrorCode as ToolErrorCode
     from .core.results import ToolResult as ToolResult

@@ -302,3 +302,60 @@ def test_demo_json_prints_its_url_as_one_document() -> None:
         _, err = demo.communicate(timeout=30)
     assert demo.returncode == EXIT_OK
     assert "Traceback" not in err
+
+
+# -- late tools: settling as a browser auditor does ---------------------------------------------
+def test_tools_lists_a_tool_registered_900_ms_after_load(pages_url: str) -> None:
+    ran = harness("tools", f"{pages_url}/ready/late-tool.html", "--json")
+    tools = one_json_document(ran.out)
+    assert isinstance(tools, list)
+    assert {t["name"] for t in tools} == {"list_orders", "count_orders"}
+
+
+def test_a_short_settle_still_overrides_and_reads_the_list_before_the_late_tool(
+    pages_url: str,
+) -> None:
+    ran = harness("tools", f"{pages_url}/ready/late-tool.html", "--json", "--settle", "0.1")
+    tools = one_json_document(ran.out)
+    assert isinstance(tools, list)
+    assert {t["name"] for t in tools} == {"list_orders"}
+
+
+def test_check_checks_a_tool_registered_900_ms_after_load(pages_url: str) -> None:
+    ran = harness("check", f"{pages_url}/ready/late-tool.html", "--json")
+    report = one_json_document(ran.out)
+    assert isinstance(report, dict)
+    [page] = report["pages"]
+    assert {t["name"] for t in page["tools"]} == {"list_orders", "count_orders"}
+    called = {r["tool"] for r in report["records"]}
+    assert "count_orders" in called, called
+
+
+# -- where each tool was registered --------------------------------------------------------------
+def test_tools_json_says_where_each_tool_was_registered(pages_url: str) -> None:
+    ran = harness("tools", f"{pages_url}/ready/located.html", "--json")
+    [tool] = one_json_document(ran.out)  # type: ignore[misc]
+    assert tool["location"] == {
+        "url": f"{pages_url}/ready/located.js",
+        "line": 3,
+        "column": 30,
+    }
+
+
+def test_a_finding_about_a_tool_says_where_it_was_registered(pages_url: str) -> None:
+    ran = harness("check", f"{pages_url}/ready/located.html", "--json")
+    report = one_json_document(ran.out)
+    assert isinstance(report, dict)
+    [finding] = [f for f in report["findings"] if f["tool"] == "get_stock"]
+    assert finding["check"] == "metadata.description-useful"
+    assert finding["location"]["url"] == f"{pages_url}/ready/located.js"
+    assert finding["location"]["line"] == 3
+
+
+def test_a_source_that_cannot_tell_where_a_tool_was_registered_gives_no_location(
+    pages_url: str,
+) -> None:
+    ran = harness("tools", f"{pages_url}/ready/located.html", "--json", "--backend", "inpage")
+    [tool] = one_json_document(ran.out)  # type: ignore[misc]
+    assert tool["name"] == "get_stock"
+    assert "location" not in tool

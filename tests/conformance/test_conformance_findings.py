@@ -57,6 +57,7 @@ def test_check_ids_are_stable_dotted_names_in_known_families() -> None:
         "safety",
         "behaviour",
         "form",
+        "readiness",
     }
 
 
@@ -134,8 +135,15 @@ def test_a_finding_takes_its_severity_and_rule_from_the_registry_unless_told() -
         "frame": None,
         "message": "Fix it",
         "rule": found.rule,
+        "lighthouse": None,
         "detail": {},
     }
+
+
+def test_a_check_with_a_lighthouse_counterpart_names_its_audit() -> None:
+    assert get_check("form.browser-issues").lighthouse == "webmcp-schema-validity"
+    assert get_check("readiness.form-coverage").to_dict()["lighthouse"] == "webmcp-form-coverage"
+    assert get_check("safety.code-execution").lighthouse is None
 
 
 def test_the_collector_records_each_target_once_and_findings_mark_their_check_as_run() -> None:

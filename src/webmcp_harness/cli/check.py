@@ -197,6 +197,7 @@ def cli_url(url: str, limit: int = 100) -> str:
     help=f"Crawl at most N pages per path (URLs that differ only in the query) [default: no "
     f"limit; the demo: {DEMO_PER_PATH}].",
 )
+@common.settle_option
 @common.grid_browser_options
 def check(
     urls: tuple[str, ...],
@@ -213,6 +214,7 @@ def check(
     html_path: str | None,
     max_pages: int,
     max_per_path: int | None,
+    settle: float | None,
     **kwargs: Any,
 ) -> None:
     """Check the WebMCP tools of the pages at URL (none: the demo shop) and report findings.
@@ -250,6 +252,7 @@ def check(
             max_per_path=max_per_path if max_per_path is not None or not demo else DEMO_PER_PATH,
             backend=browser.backend,
             screenshots=html_path is not None,
+            settle=settle,
         )
 
     summary_console = _summary_console(stderr=as_json)

@@ -26,7 +26,7 @@ from ..core.errors import Error, UsageError, WebMCPUnavailableError
 from ..core.records import BACKEND_CHOICES, BackendChoice
 from ..core.text import safe_text, write_json
 from ..core.timeouts import DEFAULT_TIMEOUT, MAX_TIMEOUT
-from ..session.limits import DEFAULT_SETTLE, EMPTY_WAIT
+from ..session.limits import DEFAULT_SETTLE, EMPTY_WAIT, HORIZON, SETTLE_MAX
 from ..session.selenium import CAPABILITIES_ENV, GRID_ENV
 from .text import cell, markup
 
@@ -187,9 +187,11 @@ def settle_option(func: Callable[..., Any]) -> Callable[..., Any]:
         type=click.FloatRange(min=0),
         default=None,
         metavar="SECONDS",
-        help=f"Read the tools once none has been added or removed for SECONDS (default "
-        f"{DEFAULT_SETTLE:g}; while the page has none, up to {EMPTY_WAIT:g} s for a first one; "
-        "never past --timeout). 0 reads at once.",
+        help="Read the tools once none has been added or removed for SECONDS. Default: as a "
+        f"browser auditor, once no tool changed, no request was in flight and no timer of up to "
+        f"{HORIZON:g} s was pending for {DEFAULT_SETTLE:g} s, at most {SETTLE_MAX:g} s; while the "
+        f"page has none, up to {EMPTY_WAIT:g} s for a first one; never past --timeout. 0 reads "
+        "at once.",
     )(func)
 
 

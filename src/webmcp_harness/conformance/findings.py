@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Literal
 
+from ..core.records import ToolLocation
 from . import ids
 
 __all__ = [
@@ -84,6 +85,8 @@ class Check:
     title: str
     rule: str
     scope: Scope = "tool"
+    lighthouse: str | None = None
+    """The id of the Lighthouse audit that checks the same thing, where one does."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +96,7 @@ class Check:
             "title": self.title,
             "rule": self.rule,
             "scope": self.scope,
+            "lighthouse": self.lighthouse,
         }
 
 
@@ -100,10 +104,16 @@ CHECKS: dict[str, Check] = {}
 
 
 def _register(
-    id_: str, severity: Severity, title: str, rule: str, *, scope: Scope = "tool"
+    id_: str,
+    severity: Severity,
+    title: str,
+    rule: str,
+    *,
+    scope: Scope = "tool",
+    lighthouse: str | None = None,
 ) -> Check:
     family = id_.split(".", 1)[0]
-    check = Check(id_, family, severity, title, rule, scope)
+    check = Check(id_, family, severity, title, rule, scope, lighthouse)
     CHECKS[id_] = check
     return check
 
@@ -127,7 +137,14 @@ _register(
     spec("document-extension"),
     scope="page",
 )
-_register(ids.DISCOVERY_TOOLS_FOUND, E, "The page exposes tools", spec("api"), scope="page")
+_register(
+    ids.DISCOVERY_TOOLS_FOUND,
+    E,
+    "The page exposes tools",
+    spec("api"),
+    scope="page",
+    lighthouse="webmcp-registered-tools",
+)
 _register(
     ids.DISCOVERY_TOOL_COUNT,
     W,
@@ -192,6 +209,7 @@ _register(
     E,
     "inputSchema is a valid JSON Schema (2020-12 meta-schema)",
     spec("dom-modelcontexttool-inputschema"),
+    lighthouse="webmcp-schema-validity",
 )
 _register(
     ids.METADATA_SCHEMA_OBJECT,
@@ -340,12 +358,47 @@ _register(
     "Chromium finds no problem in the page's tool forms (toolname, tooldescription, names)",
     DECLARATIVE,
     scope="page",
+    lighthouse="webmcp-schema-validity",
 )
 _register(
     ids.FORM_SUBMIT_BUTTON,
     E,
     "A form without toolautosubmit has a submit button",
     DECLARATIVE,
+)
+
+# Agent readiness: what agents that read and click the page meet (Lighthouse's agentic audits).
+_register(
+    ids.READINESS_FORM_COVERAGE,
+    Severity.INFO,
+    "Each form is a WebMCP tool (toolname and tooldescription)",
+    DECLARATIVE,
+    scope="page",
+    lighthouse="webmcp-form-coverage",
+)
+_register(
+    ids.READINESS_ACCESSIBILITY_TREE,
+    W,
+    "The accessibility tree agents read names every button, link and field (axe-core)",
+    codes(ids.READINESS_ACCESSIBILITY_TREE),
+    scope="page",
+    lighthouse="agent-accessibility-tree",
+)
+_register(
+    ids.READINESS_LLMS_TXT,
+    W,
+    "The site's /llms.txt, where there is one, is Markdown with a title and links",
+    codes(ids.READINESS_LLMS_TXT),
+    scope="page",
+    lighthouse="llms-txt",
+)
+_register(
+    ids.READINESS_LAYOUT_SHIFT,
+    W,
+    "The page does not shift under an agent's clicks (cumulative layout shift at most 0.1)",
+    codes(ids.READINESS_LAYOUT_SHIFT),
+    scope="page",
+    lighthouse="cumulative-layout-shift",
 )
 
 del E, W
@@ -376,6 +429,8 @@ class Finding:
     tool: str | None = None
     frame: str | None = None
     detail: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    location: ToolLocation | None = field(default=None, compare=False, hash=False)
+    """Where the finding's tool was registered, where the source tells (`Tool.location`)."""
 
     @property
     def family(self) -> str:
@@ -390,7 +445,9 @@ class Finding:
             "frame": self.frame,
             "message": self.message,
             "rule": self.rule,
+            "lighthouse": getattr(CHECKS.get(self.check), "lighthouse", None),
             "detail": dict(self.detail),
+            **({"location": self.location.to_dict()} if self.location is not None else {}),
         }
 
     @classmethod
@@ -504,6 +561,16 @@ class Collector:
         self.ran(check_id, tool, frame)
         self.findings.append(found)
         return found
+
+    def locate(self, where: dict[tuple[str, str | None], ToolLocation]) -> None:
+        """Name, in each finding about a tool, where it was registered: where maps a tool's
+        (name, finding frame) to its location."""
+        self.findings[:] = [
+            replace(f, location=where[f.tool, f.frame])
+            if f.tool is not None and (f.tool, f.frame) in where
+            else f
+            for f in self.findings
+        ]
 
     def extend(self, other: Collector) -> None:
         """Take in another collector's findings and targets."""

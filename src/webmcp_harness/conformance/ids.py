@@ -37,6 +37,10 @@ __all__ = [
     "METADATA_REQUIRED_DEFINED",
     "METADATA_SCHEMA_OBJECT",
     "METADATA_SCHEMA_VALID",
+    "READINESS_ACCESSIBILITY_TREE",
+    "READINESS_FORM_COVERAGE",
+    "READINESS_LAYOUT_SHIFT",
+    "READINESS_LLMS_TXT",
     "SAFETY_CODE_EXECUTION",
     "SAFETY_DESCRIPTION_INJECTION",
     "SAFETY_HIDDEN_CHARACTERS",
@@ -94,3 +98,9 @@ FORM_OPTIONS_REACHABLE = "form.options-reachable"
 FORM_REQUIRED_CHECKBOX = "form.required-checkbox"
 FORM_BROWSER_ISSUES = "form.browser-issues"
 FORM_SUBMIT_BUTTON = "form.submit-button"
+
+# Agent readiness: what agents that read and click the page (not only call its tools) meet.
+READINESS_FORM_COVERAGE = "readiness.form-coverage"
+READINESS_ACCESSIBILITY_TREE = "readiness.accessibility-tree"
+READINESS_LLMS_TXT = "readiness.llms-txt"
+READINESS_LAYOUT_SHIFT = "readiness.layout-shift"

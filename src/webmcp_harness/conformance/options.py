@@ -49,7 +49,8 @@ class CheckOptions:
     max_called_tools: int = 50  # tools called per page at most
     backend: BackendChoice = "auto"
     screenshots: bool = False  # PNG of each page, for the HTML report
-    settle: float = 0.2  # seconds the tool list must stay unchanged after the page loads
+    settle: float | None = None  # seconds the tool list must stay unchanged after the page
+    # loads (None: as a browser auditor settles, `WebMCPSession.tools`; docs/codes.md)
     allow_no_tools: bool = False  # a page the user gave may have no tools (else: an error)
     explore: int = 1  # tools a call makes appear are checked too, this many calls deep
     pages: PageConfig | None = None  # per-URL rules (check --config): allow no tools, ignore

@@ -16,9 +16,10 @@ from ..core.waits import cancelled_from_outside
 from . import ids
 from .exercise import Exerciser
 from .findings import Collector, Finding, excerpt
-from .metadata import DISCOVERY_CHECKS, check_discovery
+from .metadata import DISCOVERY_CHECKS, check_discovery, frame_of
 from .options import CheckOptions, ContextHook
 from .pageerrors import check_page_errors
+from .readiness import check_readiness
 from .reports import PageResult
 from .static import check_statically
 from .visit import Lane, LinkSink, PageVisit, went_away
@@ -105,6 +106,9 @@ class PageCheck:
         ignored: list[Finding] = []
         try:
             await self._check()
+            seen = await visit.readiness()  # (as the page settled: before any call; painted or not)
+            if seen is not None:
+                check_readiness(seen, page=visit.url, out=col)
             attempts, without = await visit.registrations()
             check_page_errors(
                 visit.errors, attempts, without, result.tools, page=visit.url, out=col
@@ -125,6 +129,9 @@ class PageCheck:
             await visit.close(keep=self.job.lane is not None and self._went_well())
             result.elapsed = time.monotonic() - started
             result.calls = [r.shown_number for r in visit.records]
+            col.locate(
+                {(t.name, frame_of(t, visit.url)): t.location for t in result.tools if t.location}
+            )
             if self.options.pages is not None:
                 ignored = self.options.pages.ignore(col)
         return PageOutcome(visit.url, result, col, visit.records, ignored, links)
@@ -168,7 +175,7 @@ class PageCheck:
         result.title = probe.title
         visit.take_links(probe.links)
         result.screenshot = await visit.screenshot()
-        listed = await visit.tools(settle=options.settle or None)  # (as the settle after load)
+        listed = await visit.tools(settle=0)  # (settled after load: `PageVisit.open`)
         if listed is None:
             self._unresponsive(
                 f"The page's tools could not be listed within {options.look_timeout:g} s (the "

@@ -6,23 +6,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..core.records import CallRecord, Tool
 from ..core.urls import split_origin
 from ..core.waits import bounded
 from ..session import WebMCPSession
+from ..session.limits import EMPTY_WAIT, SETTLE_MAX
 from ..session.probe import probe as probe_webmcp
+from . import ids
 from .behaviour import GONE_EVENTS
 from .findings import excerpt
 from .forms import BROWSER_ISSUE_TYPES, EXTRACT_FORM_JS, FORM_FUNCTION_DECLARATION
 from .options import PROBE_WAIT, CheckOptions, ContextHook, normalise_url
 from .pageerrors import FRAMES_WITHOUT_TOOLS_JS, WATCH_REGISTRATIONS_JS, Attempt, PageError
+from .readiness import AGENT_RULES, LlmsTxt, Readiness, axe_violations
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Frame, Page, Request
@@ -138,12 +141,52 @@ _FIND_FORM_JS = (
 )
 
 
+# Forms that are not tools, and the page's cumulative layout shift (largest session window: gaps
+# under 1 s, windows under 5 s; shifts just after input do not count), for `PageVisit.readiness`.
+_READINESS_JS = """() => {
+  const safe = (f, d) => { try { return f(); } catch (e) { return d; } };
+  const forms = [];
+  for (const form of safe(() => Array.prototype.slice.call(document.forms, 0, 200), [])) {
+    if (form.getAttribute("toolname") || form.getAttribute("tooldescription")) continue;
+    const id = form.getAttribute("id"), name = form.getAttribute("name");
+    const action = form.getAttribute("action");
+    forms.push(String(id ? "form#" + id : name ? "form[name=" + name + "]"
+      : action ? "form[action=" + action + "]" : "form #" + (forms.length + 1)).slice(0, 200));
+  }
+  const cls = safe(() => {
+    const observer = new PerformanceObserver(() => {});
+    observer.observe({ type: "layout-shift", buffered: true });
+    const entries = observer.takeRecords();
+    observer.disconnect();
+    let best = 0, sum = 0, first = -Infinity, last = -Infinity;
+    for (const e of entries) {
+      if (e.hadRecentInput) continue;
+      if (e.startTime - last > 1000 || e.startTime - first > 5000) { sum = 0; first = e.startTime; }
+      sum += e.value; last = e.startTime; best = Math.max(best, sum);
+    }
+    return best;
+  }, null);
+  return { forms, cls };
+}"""
+
+
 # A frame's session storage, emptied before the lane's next page (a page that hides it keeps it).
 _CLEAR_SESSION_JS = "() => { try { window.sessionStorage.clear(); } catch (e) {} }"
 
 
 _MAX_ORIGINS = 50  # origins whose storage a lane clears; past that it gets a new context
 
+
+_DeepLook = tuple[Any, LlmsTxt | None, dict[str, str]]  # axe's answer, /llms.txt, skipped
+
+
+async def _nothing() -> None:
+    return None
+
+
+_ONLY_GIVEN = "run on the pages given, not on crawled ones (as Lighthouse audits one page)"
+
+_MAX_LLMS_TXT = 100_000  # bytes of /llms.txt read
 
 _MAX_SCREENSHOT = 2_000_000  # bytes; a larger screenshot is dropped
 
@@ -155,9 +198,6 @@ _MAX_ERRORS = 500  # uncaught page errors kept per page
 
 
 _CLOSE_WAIT = 10.0
-
-
-_SETTLE_CAP = 2.0  # seconds at most spent waiting for the tool list to stop changing
 
 
 _NAVIGATION_GRACE = 0.5  # seconds for a navigation seen in the page to reach the checker
@@ -182,7 +222,6 @@ class Lane:
         self.session: WebMCPSession | None = None
         self.visit: PageVisit | None = None  # the page the events go to (None: between pages)
         self.pages = 0  # pages it has served since it was opened
-        self.changed = asyncio.Event()  # set when the tools change
         self.fenced = False  # drop page errors until the main frame commits the next document
         self.cookies: list[Any] = []  # the context's cookies as it began
         self.origins: set[str] = set()  # of every document loaded since the reset
@@ -239,12 +278,6 @@ class Lane:
         self.session = await WebMCPSession.attach(
             page, timeout=options.page_timeout, backend=options.backend
         )
-
-        def tools_changed(what: str) -> None:
-            if what == "tools":
-                self.changed.set()
-
-        self.session.on_change(tools_changed)
 
     async def _reset(self) -> bool:
         """The lane's context as it began: no storage or session storage from the last page, its
@@ -325,6 +358,8 @@ class PageVisit:
         self._sink = links if depth < options.crawl else None
         self._followed = 0  # links already handed to the sink
         self._during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
+        # The readiness look at the page as it first settled: what it read, and the deep look.
+        self._looked: tuple[dict[str, Any], asyncio.Future[_DeepLook] | None] | None = None
 
     # -- what the page does (the lane's events) --------------------------------------------
     def navigated(self) -> None:
@@ -366,13 +401,13 @@ class PageVisit:
         except Exception as exc:
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             return f"The browser could not open a page for it: {excerpt(message, 200)}.", True
-        return await self._goto()
+        return await self._goto(look=self._looked is None)  # (a reload: the first look stands)
 
     async def _attach(self) -> None:
         await self.lane.take(self, self.browser)
         self.context, self.page, self.session = self.lane.context, self.lane.page, self.lane.session
 
-    async def _goto(self) -> tuple[str | None, bool]:
+    async def _goto(self, *, look: bool = False) -> tuple[str | None, bool]:
         page = self.page
         assert page is not None
         limit = self.options.page_timeout
@@ -383,7 +418,7 @@ class PageVisit:
         except Exception as exc:
             timed_out = isinstance(exc, (asyncio.TimeoutError, PlaywrightTimeoutError))
             if timed_out and page.url not in ("", "about:blank"):
-                await self._settle()
+                await self._settle(look=look)
                 return (
                     f"The page did not finish loading within {limit:g} s (the load event never "
                     "fired: a resource that never arrives?). Agents wait for the page to load; "
@@ -395,7 +430,7 @@ class PageVisit:
             message = str(exc).splitlines()[0] if str(exc) else "no answer"
             message = message.removeprefix("Page.goto: ")
             return f"The page could not be opened: {excerpt(message, 200)}.", True
-        await self._settle()
+        await self._settle(look=look)
         status = response.status if response is not None else 200
         if status >= 400:
             return (
@@ -405,29 +440,23 @@ class PageVisit:
             )
         return None, False
 
-    async def _settle(self) -> None:
-        """Wait (briefly, bounded) until the page's tool list has stopped changing for the
-        settle time since it loaded: it is listed now, and again when a source says it changed
-        or the quiet time is up (which catches the sources without change events)."""
-        session, lane = self.session, self.lane
+    async def _settle(self, *, look: bool = False) -> None:
+        """Wait, bounded, until the page has settled as the session's `tools()` decides it (by
+        default as a browser auditor does: no tool changed, no request in flight and no short
+        timer pending for a quiet window; `docs/codes.md`), the crawl told of its links first.
+        With look, the readiness checks' look at the page as it settled: its forms and layout
+        shift, and (a page the user gave) axe-core and /llms.txt, started then and read by
+        `readiness` once the page's other checks are done (they overlap its calls)."""
+        session = self.session
         await self._early_links()
-        if session is None or self.options.settle <= 0:
-            return
-        quiet = self.options.settle
-        deadline = time.monotonic() + _SETTLE_CAP
-        last = await self._tool_keys(session)
-        quiet_since = time.monotonic()
-        while (now := time.monotonic()) < deadline:
-            left = quiet_since + quiet - now
-            if left > 0:
-                lane.changed.clear()
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(lane.changed.wait(), min(left, deadline - now))
-            keys = await self._tool_keys(session)
-            if keys != last:
-                last, quiet_since = keys, time.monotonic()
-            elif time.monotonic() - quiet_since >= quiet:
-                return
+        if session is not None and self.options.settle != 0:
+            await bounded(session.tools(settle=self.options.settle), SETTLE_MAX + EMPTY_WAIT)
+        if look:
+            assert self.page is not None
+            raw = await bounded(self.page.evaluate(_READINESS_JS), self.options.look_timeout)
+            # (axe-core's long main-thread work after the settle, which it would hold up)
+            deep = asyncio.ensure_future(self._deep_look()) if self.depth == 0 else None
+            self._looked = (raw if isinstance(raw, dict) else {}), deep
 
     async def _early_links(self) -> None:
         """The links the page has once loaded, to the crawl at once, so the next level loads
@@ -439,13 +468,6 @@ class PageVisit:
         if isinstance(links, list):
             self.links = [x for x in links if isinstance(x, str)][:_MAX_LINKS]
             self._follow()
-
-    async def _tool_keys(self, session: WebMCPSession) -> frozenset[tuple[str, str]] | None:
-        # (this loop is the settle)
-        tools = await bounded(session.tools(settle=0), self.options.look_timeout)
-        if tools is None:
-            return None
-        return frozenset((t.frame_id, t.name) for t in tools)
 
     async def reload(self, *, fresh: bool) -> None:
         """Get the page back to its start: a new context after a crash or hang, else goto."""
@@ -460,6 +482,8 @@ class PageVisit:
         """Done with the page: its session's records to the visit; with keep, the page stays
         open for the lane's next page, else the lane is closed."""
         session, lane = self.session, self.lane
+        if self._looked is not None and self._looked[1] is not None:
+            self._looked[1].cancel()  # (done by now, unless the check stopped early)
         self.session = self.context = self.page = None
         if session is not None:
             known = {id(r) for r in self.records}
@@ -506,6 +530,72 @@ class PageVisit:
         assert self.session is not None
         tools = await bounded(self.session.tools(settle=settle), self.options.look_timeout)
         return list(tools) if isinstance(tools, list) else None
+
+    async def readiness(self) -> Readiness | None:
+        """What the readiness checks need, as the page first settled (`_settle`): its forms that
+        are not tools and its layout shift; axe-core's violations and /llms.txt on a page the
+        user gave (awaited now). None when the page never settled. A part that did not answer or
+        was not asked is skipped, saying so."""
+        if self._looked is None:
+            return None
+        seen, deep = self._looked
+        axe, llms, skipped = await deep if deep is not None else (None, None, {})
+        if deep is None:
+            skipped = dict.fromkeys(
+                (ids.READINESS_ACCESSIBILITY_TREE, ids.READINESS_LLMS_TXT), _ONLY_GIVEN
+            )
+        if not seen:
+            skipped[ids.READINESS_FORM_COVERAGE] = skipped[ids.READINESS_LAYOUT_SHIFT] = (
+                "the page did not answer"
+            )
+        forms, cls = seen.get("forms"), seen.get("cls")
+        return Readiness(
+            bare_forms=tuple(f for f in forms if isinstance(f, str))[:200]
+            if isinstance(forms, list)
+            else (),
+            layout_shift=float(cls)
+            if isinstance(cls, (int, float)) and not isinstance(cls, bool)
+            else None,
+            violations=axe_violations(axe),
+            axe_ran=axe is not None,
+            llms=llms,
+            skipped=skipped,
+        )
+
+    async def _deep_look(self) -> _DeepLook:
+        """axe-core's answer on the rules agents need (None: it did not run in time) and the
+        origin's /llms.txt, at once; with the checks that could not run, and why."""
+        page, limit = self.page, self.options.look_timeout
+        assert page is not None
+        skipped: dict[str, str] = {}
+        options = {"runOnly": {"type": "rule", "values": list(AGENT_RULES)}}
+        origin = split_origin(self.current_url or self.url)
+        web = origin is not None and origin.scheme in ("http", "https")
+        axe, llms = await asyncio.gather(
+            bounded(Axe().run(page, options={**options, "resultTypes": ["violations"]}), limit),
+            self._llms_txt(f"{origin}/llms.txt", limit) if web else _nothing(),
+        )
+        if axe is None:
+            skipped[ids.READINESS_ACCESSIBILITY_TREE] = "axe-core did not run in time"
+        if not web:
+            skipped[ids.READINESS_LLMS_TXT] = "the page has no http(s) origin"
+        return getattr(axe, "response", None), llms, skipped
+
+    async def _llms_txt(self, url: str, limit: float) -> LlmsTxt:
+        """GET url (the origin's /llms.txt) in the page's context: its status and text."""
+        assert self.context is not None
+        request = self.context.request
+
+        async def get() -> LlmsTxt:
+            response = await request.get(url, timeout=limit * 1000, max_redirects=3)
+            try:
+                body = await response.body() if response.status < 400 else b""
+                return LlmsTxt(response.status, body[:_MAX_LLMS_TXT].decode("utf-8", "replace"))
+            finally:
+                await response.dispose()
+
+        answer = await bounded(get(), limit + 1)
+        return answer if answer is not None else LlmsTxt(0)
 
     async def screenshot(self) -> bytes | None:
         """A PNG of the page, when the options ask for one (None: not taken, or too large)."""

@@ -21,6 +21,7 @@ __all__ = [
     "FrameEventType",
     "Tool",
     "ToolEvent",
+    "ToolLocation",
     "ToolsChange",
     "normalise_annotations",
 ]
@@ -61,6 +62,38 @@ def normalise_annotations(raw: Any) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class ToolLocation:
+    """Where a tool was registered: the script's URL, and the line and column (from 1) of the
+    `registerTool` call in it. From the browser's stack trace; a page string, shown as text."""
+
+    url: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.url}:{self.line}:{self.column}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"url": self.url, "line": self.line, "column": self.column}
+
+    @classmethod
+    def from_stack(cls, stack: Any) -> ToolLocation | None:
+        """The innermost frame of a DevTools `Runtime.StackTrace` that names a script (the
+        harness's own wrappers have none; CDP counts from 0). None when none does."""
+        frames = stack.get("callFrames") if isinstance(stack, dict) else None
+        for frame in frames if isinstance(frames, list) else ():
+            url = frame.get("url") if isinstance(frame, dict) else None
+            if isinstance(url, str) and url:
+                line, column = frame.get("lineNumber"), frame.get("columnNumber")
+                return cls(
+                    url[:2_000],
+                    (line if isinstance(line, int) else 0) + 1,
+                    (column if isinstance(column, int) else 0) + 1,
+                )
+        return None
+
+
+@dataclass(frozen=True)
 class Tool:
     """One tool a page exposes, as the browser (or polyfill) reports it."""
 
@@ -82,6 +115,9 @@ class Tool:
     source: Source = "native"
     title: str | None = None
     origin: str | None = None
+    location: ToolLocation | None = None
+    """Where the page registered it (the CDP source; None where the source cannot tell: the
+    in-page source, polyfills, forms)."""
     form: Any = field(default=None, compare=False, repr=False)
     """A declarative tool's ``<form>``, as a Playwright ``Locator`` in the tool's frame (None for
     an imperative tool, or where the form's frame is not known). Not part of ``to_dict``; a
@@ -129,6 +165,8 @@ class Tool:
             data["title"] = self.title
         if self.origin is not None:
             data["origin"] = self.origin
+        if self.location is not None:
+            data["location"] = self.location.to_dict()
         return data
 
 

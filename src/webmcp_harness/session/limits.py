@@ -5,9 +5,17 @@ from __future__ import annotations
 
 from ..core.timeouts import DEFAULT_TIMEOUT
 
-__all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT"]
+__all__ = ["DEFAULT_SETTLE", "DEFAULT_TIMEOUT", "EMPTY_WAIT", "HORIZON", "SETTLE_MAX"]
 
-DEFAULT_SETTLE = 0.25
-"""Seconds the tool list must have been quiet before `tools()` answers."""
+DEFAULT_SETTLE = 0.1
+"""Seconds the tool list must have been quiet before `tools()` answers (by default, the page's
+requests and short timers too: short, since those say when a tool may still come)."""
 EMPTY_WAIT = 2.5
 """Seconds `tools()` waits for a first tool while the page has none (bounded by the timeout)."""
+HORIZON = 1.5
+"""Seconds ahead that hold the default settle (`quiet.PageQuiet`): a `setTimeout` due within them,
+or a request younger than them, may still register a tool. A longer timer, a `setInterval` (a
+ticking clock would hold every page to SETTLE_MAX) or a long-lived request (a long poll) does not."""
+SETTLE_MAX = 3.0
+"""Seconds `tools()` waits at most, by default, for a page to settle: a tool registered HORIZON
+after load, then the quiet window, with room to spare."""

@@ -35,8 +35,9 @@ from ._backends.base import (
 )
 from ._backends.sources import Sources
 from .adapters import as_async
-from .limits import DEFAULT_SETTLE, EMPTY_WAIT
+from .limits import DEFAULT_SETTLE, EMPTY_WAIT, SETTLE_MAX
 from .observe import CallObserver
+from .quiet import PageQuiet
 from .watch import INTERRUPTIONS, CallWatch, first, left
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ class WebMCPSession:
         self._change_waiters: list[asyncio.Future[ToolsChange]] = []
         self._observer: CallObserver | None = None
         self._stop_observing: Callable[[], None] | None = None
+        self._quiet = PageQuiet(page)  # its requests and short timers (the default settle)
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
@@ -116,6 +118,7 @@ class WebMCPSession:
             raise UsageError(f"backend must be {', '.join(most)} or {last}, not {backend!r}")
         sources = Sources(async_page, backend)
         session = cls(async_page, sources, timeout=timeout, confirm=confirm)
+        await session._quiet.install()
         await _open(sources, session, max(timeout, _ATTACH_WAIT))
         async_page.on("domcontentloaded", session._on_load)
         async_page.on("load", session._on_load)
@@ -128,6 +131,7 @@ class WebMCPSession:
         self._closed = True
         self.page.remove_listener("domcontentloaded", self._on_load)
         self.page.remove_listener("load", self._on_load)
+        self._quiet.close()
         for watch in list(self._watches):
             watch.interrupt("the session was closed")
         if self._observer is not None and self._stop_observing is not None:
@@ -145,21 +149,28 @@ class WebMCPSession:
     async def tools(self, *, settle: float | None = None) -> list[Tool]:
         """Every tool in the page and its frames, once the list has settled.
 
-        Answers when no tool has been added or removed, and the page has not loaded, for `settle`
-        seconds (default DEFAULT_SETTLE); while the page has no tool at all, waits up to
-        EMPTY_WAIT (or `settle`, if longer) for a first one. Never longer than the session's
-        timeout. `settle=0` lists at once.
+        By default (settle None) as a browser auditor settles: answers once no tool has been
+        added or removed, the page has not loaded, and it had no request in flight and no short
+        timer pending (`quiet.PageQuiet`) for DEFAULT_SETTLE seconds; at most SETTLE_MAX.
+        A number instead answers once the list alone has been quiet for `settle` seconds. While
+        the page has no tool at all, either waits up to EMPTY_WAIT (or `settle`, if longer) for a
+        first one. Never longer than the session's timeout. `settle=0` lists at once.
         """
         self._check_open()
+        auditor = settle is None
         quiet = DEFAULT_SETTLE if settle is None else _check_settle(settle)
         await self.backend.sync()
         found = await self.backend.list_tools()
         if quiet == 0:
             return found
         start = time.monotonic()
-        deadline = start + self.timeout
+        deadline = start + (min(self.timeout, SETTLE_MAX) if auditor else self.timeout)
         while not self._gone and not self._closed:
-            ready = self._changed_at + quiet if found else start + max(quiet, EMPTY_WAIT)
+            since = self._changed_at
+            if auditor:  # (a busy page is a change: the quiet window starts again)
+                await self._quiet.busy()
+                since = max(since, self._quiet.busy_at)
+            ready = since + quiet if found else start + max(quiet, EMPTY_WAIT)
             left = min(ready, deadline) - time.monotonic()
             if left <= 0:
                 break

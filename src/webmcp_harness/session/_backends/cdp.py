@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from playwright.async_api import Error as PlaywrightError
 
 from ...core.errors import WebMCPUnavailableError
-from ...core.records import BackendName, BrowserReport, FrameEventType, Tool, normalise_annotations
+from ...core.records import (
+    BackendName,
+    BrowserReport,
+    FrameEventType,
+    Tool,
+    ToolLocation,
+    normalise_annotations,
+)
 from ...core.urls import origin_of
 from ..adapters import as_async, async_view, cdp_call, impl_of, is_target_closed
 from ..direct import DirectCdpClosedError, DirectCdpError, DirectSession, open_page_session
@@ -390,6 +397,7 @@ class CdpBackend:
             frame_origin=self._origins.get(frame_id, ""),
             page_id=page_id,
             page_url=self._frames.get(page_id, ""),
+            location=ToolLocation.from_stack(raw.get("stackTrace")),
             form=self._form(frame_id, raw),
         )
 

@@ -1,0 +1,102 @@
+"""When a page is quiet, as a browser auditor decides it: no request of its own in flight and no
+short timer of its own pending, so no tool is about to be registered by either.
+
+`PageQuiet` watches one page: its requests (Playwright's page events, every frame) and, through
+an init script (`PENDING_JS`), the timers its main frame set. A page may lie about its timers; it
+only makes the session wait longer, never past the bound its caller sets (`tools()`: SETTLE_MAX).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..core.waits import bounded
+from .limits import HORIZON
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page, Request
+
+__all__ = ["PENDING_JS", "PageQuiet"]
+
+_READ_WAIT = 1.0  # seconds reading the timers may take (a busy page: taken as none)
+
+_KEY = "webmcp-harness:pending-timers"
+
+# Counts the main frame's pending setTimeout timers of at most HORIZON; read as the symbol's value.
+PENDING_JS = """(() => {
+  if (window.top !== window) return;
+  const key = Symbol.for("KEY"), horizon = HORIZON_MS;
+  if (window[key]) return;
+  const pending = new Set();
+  const set = window.setTimeout, clear = window.clearTimeout;
+  Object.defineProperty(window, key, { value: () => pending.size });
+  window.setTimeout = function (callback, delay, ...rest) {
+    const ms = Number(delay) || 0;
+    if (typeof callback !== "function" || !(ms <= horizon)) {
+      return set.call(this, callback, delay, ...rest);
+    }
+    let id = 0;
+    id = set.call(this, function (...args) {
+      try { return callback.apply(this, args); } finally { pending.delete(id); }
+    }, delay, ...rest);
+    pending.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) { pending.delete(id); return clear.call(this, id); };
+})();""".replace("KEY", _KEY).replace("HORIZON_MS", str(int(HORIZON * 1000)))
+
+_PENDING_READ_JS = f"() => {{ const f = window[Symbol.for({_KEY!r})]; return f ? f() : 0; }}"
+
+
+class PageQuiet:
+    """A page's requests in flight and short timers pending: whether it is busy."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self._inflight: dict[int, float] = {}  # id(request) -> when it started
+        self.busy_at = time.monotonic()  # when the page was last seen busy
+        page.on("request", self._started)
+        page.on("requestfinished", self._ended)
+        page.on("requestfailed", self._ended)
+
+    async def install(self) -> None:
+        """Count the timers of the page's next documents (those loaded already are not seen)."""
+        await self.page.add_init_script(PENDING_JS)
+
+    def close(self) -> None:
+        for event, handler in (
+            ("request", self._started),
+            ("requestfinished", self._ended),
+            ("requestfailed", self._ended),
+        ):
+            with contextlib.suppress(Exception):
+                self.page.remove_listener(event, handler)
+
+    def _started(self, request: Request) -> None:
+        if len(self._inflight) < 1_000:
+            self._inflight[id(request)] = time.monotonic()
+        self.busy_at = time.monotonic()
+
+    def _ended(self, request: Request) -> None:
+        if self._inflight.pop(id(request), None) is not None:
+            self.busy_at = time.monotonic()
+
+    def loading(self) -> bool:
+        """Whether a request younger than HORIZON is in flight."""
+        now = time.monotonic()
+        return any(now - began < HORIZON for began in self._inflight.values())
+
+    async def timers(self) -> int:
+        """The main frame's pending short timers (0 when it does not answer)."""
+        count: Any = await bounded(self.page.main_frame.evaluate(_PENDING_READ_JS), _READ_WAIT)
+        return count if isinstance(count, int) and not isinstance(count, bool) else 0
+
+    async def busy(self) -> bool:
+        """Whether the page may still register a tool soon (a request or a short timer); notes
+        the time when it is."""
+        if self.loading() or await self.timers() > 0:
+            self.busy_at = time.monotonic()
+            return True
+        return False

@@ -37,6 +37,7 @@ from types import TracebackType
 from typing import IO, Any, Final
 
 from ..core.secrets import REDACTED, redact
+from ..core.limits import MAX_LINE, shrink
 from ..core.text import TooBig, dumps, read_bounded
 from .outcome import Outcome
 
@@ -96,7 +97,13 @@ def _plain(value: object, depth: int = 0) -> Any:
 
 
 def _line_of(entry: Mapping[str, Any]) -> str:
-    return dumps(redact(_plain(entry)), compact=True) + "\n"
+    """One line; past ``MAX_LINE`` written again cut (``shrink``), with its full length as
+    ``cut``, so every line a harness writes can be read back."""
+    data = redact(_plain(entry))
+    line = dumps(data, compact=True)
+    if len(line) > MAX_LINE and isinstance(data, dict):
+        line = dumps({**shrink(data), "cut": len(line)}, compact=True)
+    return line + "\n"
 
 
 class TranscriptWriter:

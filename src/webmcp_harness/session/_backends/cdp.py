@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from playwright.async_api import Error as PlaywrightError
 
 from ...core.errors import WebMCPUnavailableError
+from ...core.limits import loads_page
 from ...core.records import BackendName, BrowserReport, FrameEventType, Tool, normalise_annotations
 from ...core.urls import origin_of
 from ..adapters import as_async, async_view, cdp_call, impl_of, is_target_closed
@@ -795,9 +796,7 @@ def _remember(store: OrderedDict[str, Any], key: str, value: Any) -> None:
 
 
 def _json_or_none(text: str) -> Any:
-    import json
-
     try:
-        return json.loads(text)
-    except ValueError:
+        return loads_page(text)
+    except ValueError:  # not JSON, or nested past the cap (TooDeep)
         return None

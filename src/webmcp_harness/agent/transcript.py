@@ -36,8 +36,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final
 
-from ..core.secrets import REDACTED, redact
 from ..core.limits import MAX_LINE, shrink
+from ..core.secrets import REDACTED, redact
 from ..core.text import TooBig, dumps, read_bounded
 from .outcome import Outcome
 

@@ -16,7 +16,9 @@ SRC = Path(__file__).parent.parent / "src"
 MARGIN = 10.0  # seconds beyond a command's timeout it may take on a loaded machine (browser start)
 
 
-def cli(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, cwd: Path | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """The real command line, in a child process."""
     env = {**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "200"}
     return subprocess.run(

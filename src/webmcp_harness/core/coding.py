@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from .limits import TooDeep, cut_result, loads_page
+from .caps import TooDeep, cut_result, loads_page
 from .records import BrowserReport, CallReason
 from .results import ToolErrorCode, ToolResult, to_tool_result, tool_error, tool_error_code
 from .text import clip

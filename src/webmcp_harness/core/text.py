@@ -147,8 +147,9 @@ class TooBig(ValueError):
     """A file over the size a command accepts."""
 
 
-def read_bounded(path: str | os.PathLike[str], limit: int) -> str:
-    """A file's UTF-8 text (bad bytes replaced), read at most limit bytes; TooBig beyond that.
+def read_bounded(path: str | os.PathLike[str], limit: int, *, errors: str = "replace") -> str:
+    """A file's UTF-8 text (bad bytes replaced; ``errors="strict"``: UnicodeDecodeError), read at
+    most limit bytes; TooBig beyond that.
 
     Bounded for files whose size isn't known up front too (``/dev/zero``, a pipe).
     """
@@ -156,4 +157,4 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> str:
         data = file.read(limit + 1)
     if len(data) > limit:
         raise TooBig(f"it is over {limit:,} bytes")
-    return data.decode("utf-8", "replace")
+    return data.decode("utf-8", errors)

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import Error as PlaywrightError
 
+from ...core.caps import loads_page
 from ...core.errors import WebMCPUnavailableError
-from ...core.limits import loads_page
 from ...core.records import BackendName, BrowserReport, FrameEventType, Tool, normalise_annotations
 from ...core.urls import origin_of
 from ..adapters import as_async, async_view, cdp_call, impl_of, is_target_closed

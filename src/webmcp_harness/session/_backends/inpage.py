@@ -24,7 +24,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
-from ...core.limits import loads_page
+from ...core.caps import loads_page
 from ...core.records import (
     BackendName,
     BrowserReport,

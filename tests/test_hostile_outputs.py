@@ -105,3 +105,47 @@ def test_serve_on_a_full_disk_goes_on_answering(pages_url: str, tmp_path: Path) 
     assert "echo: two" in answers[1]
     log = log_path.read_text()
     assert "Traceback" not in log, log[-2000:]
+
+
+def test_serve_coalesces_a_flood_of_list_changed_and_announces_the_last_state(
+    pages_url: str, tmp_path: Path
+) -> None:
+    from mcp import types
+
+    url = f"{pages_url}/hostile/sizes/flicker.html"
+    args = ["-m", "webmcp_harness", "serve", url, "--timeout", "10"]
+    params = StdioServerParameters(command=sys.executable, args=args, env=env())
+    told: list[float] = []
+
+    async def body() -> tuple[float, int, list[str]]:
+        told_again = asyncio.Event()
+
+        async def on_message(message: object) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                told.append(time.monotonic())
+                told_again.set()
+
+        with (tmp_path / "serve.log").open("w") as log:
+            async with (
+                stdio_client(params, errlog=log) as (read, write),
+                ClientSession(read, write, message_handler=on_message) as session,
+            ):
+                await asyncio.wait_for(session.initialize(), 60)
+                started = time.monotonic()
+                await asyncio.wait_for(session.list_tools(), 30)
+                listing = time.monotonic() - started
+                window = time.monotonic()
+                await asyncio.sleep(2)  # sleep-ok: counts the notices the flood makes in 2 s
+                flood = len([t for t in told if t >= window])
+                await asyncio.wait_for(session.call_tool("stop_flicker", {}), 30)
+                settled = time.monotonic() + 0.1  # the page registers "settled" 50 ms after
+                while not told or told[-1] < settled:
+                    told_again.clear()
+                    await asyncio.wait_for(told_again.wait(), 5)
+                names = [t.name for t in (await session.list_tools()).tools]
+        return listing, flood, names
+
+    listing, flood, names = asyncio.run(body())
+    assert listing < 1.0 + 2.0  # LIST_WAIT, and a margin
+    assert 1 <= flood <= 2 * 4 + 2  # at most 4 a second
+    assert "settled" in names  # a notice came after the last change, and the list shows it

@@ -103,3 +103,31 @@ def test_a_million_content_items_print_a_short_table(huge: str) -> None:
     assert time.monotonic() - started < 30 + MARGIN
     assert len(done.stdout.splitlines()) < 2_000
     assert "999,000 more content items left out" in done.stdout
+
+
+# -- reports -----------------------------------------------------------------------------------
+
+
+def _longest(value: object) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return max([0, *map(_longest, value.values())])
+    if isinstance(value, list):
+        return max([0, *map(_longest, value)])
+    return 0
+
+
+def test_a_crawl_of_pages_with_262000_character_urls_keeps_each_cut_and_names_the_cap(
+    pages_url: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "report.json"
+    url = f"{pages_url}/hostile/sizes/long-url.html"
+    done = cli("check", url, "--crawl", "1", "--json-report", str(out), "--timeout", "10")
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert report["caps"]["pageString"] == 4_096
+    assert report["summary"]["pages"] == 1  # no link that long is followed
+    strings = {k: v for k, v in report.items() if k != "options"}  # options: the URL as given
+    assert _longest(strings) < 4_096 + 100
+    assert out.stat().st_size < 1_000_000

@@ -59,6 +59,9 @@ def test_check_checks_every_tool_of_a_page_whose_answers_are_too_deep(huge: str)
     assert report["summary"]["tools"] == 5
     called = {record["tool"] for record in report["records"]}
     assert {"deep_structured", "deep_text", "echo"} <= called
+    for record in report["records"]:
+        if record["tool"].startswith("deep_"):  # the tool's answer, coded, not the harness's
+            assert "levels deep, past the harness's limit" in json.dumps(record["result"])
 
 
 def test_run_keeps_a_deep_answer_coded_and_its_transcript_replays(

@@ -270,3 +270,31 @@ def test_steps_without_a_recorded_outcome_are_coded_from_their_answer() -> None:
         }
     ]
     assert diff_outcomes(old, new) == []
+
+
+def test_a_huge_integer_or_answer_keeps_every_line_readable(tmp_path: Path) -> None:
+    from webmcp_harness.agent.transcript import TranscriptWriter, read_transcript
+
+    path = tmp_path / "t.jsonl"
+    with TranscriptWriter(path) as writer:
+        writer.run(url="http://127.0.0.1/")
+        writer.step({"index": 1, "input": {"n": 10**5_000}, "answer": "x" * 3_000_000})
+        writer.end(passed=True)
+    lines = path.read_text().splitlines()
+    assert max(map(len, lines)) < 1_000_000
+    step = read_transcript(path).steps[0]
+    assert step["cut"] > 3_000_000
+    assert "more characters" in step["answer"]
+
+
+def test_a_full_disk_does_not_raise_and_says_why(tmp_path: Path) -> None:
+    from webmcp_harness.agent.transcript import TranscriptWriter
+
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    writer = TranscriptWriter("/dev/full")
+    writer.run(url="http://127.0.0.1/")
+    writer.end(passed=True)
+    writer.close()
+    assert writer.error is not None
+    assert "No space left on device" in writer.error

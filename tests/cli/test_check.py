@@ -64,7 +64,7 @@ EXPECTED: dict[str, Expected] = {
     "params-described.html": {("metadata.params-described", "get_forecast")},
     "required-defined.html": {("metadata.required-defined", "get_forecast")},
     # safety
-    "description-injection.html": {("safety.description-injection", "get_forecast")},
+    "description-injection.html": {("injection.metadata", "get_forecast")},
     "hidden-characters.html": {("safety.hidden-characters", "get_forecast")},
     "untrusted-content.html": {("safety.untrusted-content", "get_reviews")},
     "readonly-consequential.html": {("safety.readonly-consequential", "delete_account")},

@@ -55,6 +55,7 @@ def test_check_ids_are_stable_dotted_names_in_known_families() -> None:
         "discovery",
         "metadata",
         "safety",
+        "injection",
         "behaviour",
         "form",
         "readiness",

@@ -36,6 +36,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final
 
+from ..core.caps import MAX_LINE, shrink
 from ..core.secrets import REDACTED, redact
 from ..core.text import TooBig, dumps, read_bounded
 from .outcome import Outcome
@@ -96,7 +97,13 @@ def _plain(value: object, depth: int = 0) -> Any:
 
 
 def _line_of(entry: Mapping[str, Any]) -> str:
-    return dumps(redact(_plain(entry)), compact=True) + "\n"
+    """One line; past ``MAX_LINE`` written again cut (``shrink``), with its full length as
+    ``cut``, so every line a harness writes can be read back."""
+    data = redact(_plain(entry))
+    line = dumps(data, compact=True)
+    if len(line) > MAX_LINE and isinstance(data, dict):
+        line = dumps({**shrink(data), "cut": len(line)}, compact=True)
+    return line + "\n"
 
 
 class TranscriptWriter:
@@ -104,7 +111,12 @@ class TranscriptWriter:
 
     Use as a context manager, or call ``close``. ``fsync=True`` also syncs each line to the
     disk (slower; survives a machine crash, not only a killed process).
+
+    A line the disk will not take (a full disk) does not raise: ``error`` says why, and no
+    later line is tried, so the run or the server goes on and says so at its end.
     """
+
+    error: str | None = None
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
         self.path = Path(path)
@@ -120,10 +132,14 @@ class TranscriptWriter:
         with self._lock:
             if self._file is None:
                 raise ValueError("This transcript is closed.")
-            self._file.write(line)
-            self._file.flush()
-            if self.fsync:
-                os.fsync(self._file.fileno())
+            if self.error is None:
+                try:
+                    self._file.write(line)
+                    self._file.flush()
+                    if self.fsync:
+                        os.fsync(self._file.fileno())
+                except OSError as exc:
+                    self._failed(exc)
         written: dict[str, Any] = json.loads(line)
         return written
 
@@ -140,10 +156,18 @@ class TranscriptWriter:
         return self.write({"type": "end", "passed": passed, "endedAt": time.time(), **info})
 
     def close(self) -> None:
+        """Close the file; a close the disk refuses is kept in ``error``, never raised."""
         with self._lock:
             if self._file is not None:
-                self._file.close()
-                self._file = None
+                file, self._file = self._file, None
+                try:
+                    file.close()
+                except OSError as exc:
+                    self._failed(exc)
+
+    def _failed(self, exc: OSError) -> None:
+        if self.error is None:
+            self.error = f"can't write the transcript {str(self.path)!r}: {exc.strerror or exc}"
 
     def __enter__(self) -> TranscriptWriter:
         return self

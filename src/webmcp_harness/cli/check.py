@@ -6,7 +6,6 @@ import asyncio
 import importlib
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -41,20 +40,6 @@ _CHECKER = (
 def _load_checker() -> None:
     for name in _CHECKER:
         importlib.import_module(name)
-
-
-def _report_path(value: str | None, option: str) -> str | None:
-    """A report path whose folder exists (checked before the browser starts)."""
-    if value is None:
-        return value
-    path = Path(value)
-    if path.is_dir():
-        raise click.BadParameter(f"{value!r} is a folder; give a file name.", param_hint=option)
-    if not path.parent.is_dir():
-        raise click.BadParameter(
-            f"the folder {str(path.parent)!r} does not exist.", param_hint=option
-        )
-    return value
 
 
 class _Display:
@@ -229,9 +214,9 @@ def check(
     browser = common.options_from(kwargs)
     for url in urls:
         common.check_url(url)
-    json_path = _report_path(json_path, "--json-report")
-    junit_path = _report_path(junit_path, "--junit")
-    html_path = _report_path(html_path, "--html")
+    json_path = common.output_path(json_path, "--json-report")
+    junit_path = common.output_path(junit_path, "--junit")
+    html_path = common.output_path(html_path, "--html")
     pages = _config(config_path)
     demo = not urls
 

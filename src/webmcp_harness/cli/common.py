@@ -33,6 +33,7 @@ from .text import cell, markup
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright
 
+    from ..agent.transcript import TranscriptWriter
     from ..session import WebMCPSession
     from ..session.selenium import GridSessions, SeleniumGrid
 
@@ -431,6 +432,46 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 def print_json(data: Any) -> None:
     """Exactly one JSON document on stdout: always valid JSON, safe on a terminal."""
     write_json(data, sys.stdout)
+
+
+def output_path(value: str | None, option: str) -> str | None:
+    """A path a command will write, checked before anything starts: not a folder, in a folder
+    that exists, and one this process can write (tried: a file made for the try is removed)."""
+    if value is None:
+        return value
+    path = Path(value)
+    if path.is_dir():
+        raise click.BadParameter(f"{value!r} is a folder; give a file name.", param_hint=option)
+    if not path.parent.is_dir():
+        raise click.BadParameter(
+            f"the folder {str(path.parent)!r} does not exist.", param_hint=option
+        )
+    existed = path.exists()
+    try:
+        with open(path, "a"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as exc:
+        raise click.BadParameter(
+            f"can't write {value!r}: {exc.strerror or exc}.", param_hint=option
+        ) from None
+    return value
+
+
+def open_transcript(path: Path | None, option: str = "--transcript") -> TranscriptWriter | None:
+    """The transcript a command keeps, opened before anything starts (a usage error if not)."""
+    if path is None:
+        return None
+    from ..agent.transcript import TranscriptWriter
+
+    output_path(str(path), option)
+    try:
+        return TranscriptWriter(path)
+    except OSError as exc:
+        raise click.BadParameter(
+            f"can't write {str(path)!r}: {exc.strerror or exc}.", param_hint=option
+        ) from None
 
 
 def parse_json_args(text: str, param_hint: str = "JSON_ARGS") -> Any:

@@ -5,7 +5,7 @@ refused with its line and why, exit 2, before any browser starts), then runs it 
 browser context. A script without ``url`` runs against the demo shop, served for the run.
 Prints one line per step as it ends (``--json``: on stderr, and the run as one JSON document on
 stdout). Exit 0 when every step passed, 1 when one failed, 2 when the script or the transcript
-path was the problem, 3 when the browser could not be started or reached (a page that does not
+path was the problem (a transcript the disk would not take, after the results), 3 when the browser could not be started or reached (a page that does not
 open is a failed step).
 
 ``replay TRANSCRIPT [--against URL]``: repeats the recorded steps (against URL instead of the
@@ -43,6 +43,7 @@ from .common import (
     check_url,
     err,
     open_browser,
+    open_transcript,
     options_from,
     print_json,
     run,
@@ -127,14 +128,10 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
-def _writer(path: Path | None) -> TranscriptWriter | None:
-    if path is None:
-        return None
-    try:
-        return TranscriptWriter(path)
-    except OSError as exc:
-        _fail(f"can't write the transcript {str(path)!r}: {exc.strerror or exc}")
-    return None  # unreachable: _fail exits
+def _lost(writer: TranscriptWriter | None) -> None:
+    """Exit 2 when the transcript could not be written (a full disk): the results are out."""
+    if writer is not None and writer.error is not None:
+        _fail(f"{writer.error}; the results above are complete, the transcript is not")
 
 
 @click.command("run")
@@ -186,7 +183,7 @@ def run_script(
         check_url(script.url, param_hint=f"the url of {script_path}")
     if timeout_given:
         script = _with_timeout(script, options.timeout)
-    writer = _writer(transcript)
+    writer = open_transcript(transcript)
     try:
         with _site(base_url or script.url) as (base, demo):
             err.print(
@@ -200,6 +197,7 @@ def run_script(
     _summary(result, transcript, to_stderr=as_json)
     if as_json:
         print_json(redact(_run_json(result)))
+    _lost(writer)
     sys.exit(0 if result.passed else 1)
 
 
@@ -292,7 +290,7 @@ def replay(
     run_line = recorded.run or {}
     recorded_url = run_line.get("url") if isinstance(run_line.get("url"), str) else None
     site = against or (None if run_line.get("demo") else recorded_url)
-    writer = _writer(new_transcript)
+    writer = open_transcript(new_transcript, "--transcript")
     try:
         with _site(site) as (base, _demo):
             where = escape(str(transcript_path))
@@ -316,6 +314,7 @@ def replay(
         )
     else:
         _echo(format_diff(result.differences))
+    _lost(writer)
     sys.exit(0 if result.same else 1)
 
 

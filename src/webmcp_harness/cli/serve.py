@@ -16,7 +16,16 @@ import click
 from rich.markup import escape
 
 from ..agent.transcript import TranscriptWriter
-from .common import BrowserOptions, browser_options, demo_or, err, open_browser, options_from, run
+from .common import (
+    BrowserOptions,
+    browser_options,
+    demo_or,
+    err,
+    open_browser,
+    open_transcript,
+    options_from,
+    run,
+)
 
 __all__ = ["serve"]
 
@@ -64,14 +73,7 @@ def serve(
 ) -> None:
     """Serve the WebMCP tools of the page at URL (default: the demo shop) as an MCP server."""
     options = options_from(kwargs)
-    writer: TranscriptWriter | None = None
-    if transcript is not None:
-        try:
-            writer = TranscriptWriter(transcript)
-        except OSError as exc:
-            raise click.BadParameter(
-                f"can't write {str(transcript)!r}: {exc.strerror or exc}", param_hint="--transcript"
-            ) from None
+    writer = open_transcript(transcript)
     try:
         with demo_or(url) as target:
             run(
@@ -90,6 +92,8 @@ def serve(
     finally:
         if writer is not None:
             writer.close()
+            if writer.error is not None:
+                err.print(f"[yellow]warning:[/] {escape(writer.error)}", soft_wrap=True)
 
 
 async def _serve(

@@ -237,13 +237,15 @@ _register(
     spec("dom-modelcontexttool-inputschema"),
 )
 
-# Safety: what could turn an agent against its user.
+# Injection: instructions to the agent in any string of a tool's metadata a model reads.
 _register(
-    ids.SAFETY_DESCRIPTION_INJECTION,
+    ids.INJECTION_METADATA,
     E,
-    "No instructions to the agent hidden in names or descriptions",
+    "No instructions to the agent in any string of a tool's metadata",
     spec("metadata-description-attacks"),
 )
+
+# Safety: what could turn an agent against its user.
 _register(
     ids.SAFETY_HIDDEN_CHARACTERS,
     E,

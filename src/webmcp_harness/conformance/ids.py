@@ -28,6 +28,7 @@ __all__ = [
     "FORM_REQUIRED_CHECKBOX",
     "FORM_REQUIRED_IN_SCHEMA",
     "FORM_SUBMIT_BUTTON",
+    "INJECTION_METADATA",
     "METADATA_DESCRIPTION_LENGTH",
     "METADATA_DESCRIPTION_PRESENT",
     "METADATA_DESCRIPTION_USEFUL",
@@ -42,7 +43,6 @@ __all__ = [
     "READINESS_LAYOUT_SHIFT",
     "READINESS_LLMS_TXT",
     "SAFETY_CODE_EXECUTION",
-    "SAFETY_DESCRIPTION_INJECTION",
     "SAFETY_HIDDEN_CHARACTERS",
     "SAFETY_OUTPUT_INJECTION",
     "SAFETY_READONLY_CONSEQUENTIAL",
@@ -72,8 +72,10 @@ METADATA_PARAMS_DESCRIBED = "metadata.params-described"
 METADATA_REQUIRED_DEFINED = "metadata.required-defined"
 METADATA_PARAMS_IN_PROPERTIES = "metadata.params-in-properties"
 
+# Injection: instructions to the agent in any string of a tool's metadata a model reads.
+INJECTION_METADATA = "injection.metadata"
+
 # Safety: what could turn an agent against its user.
-SAFETY_DESCRIPTION_INJECTION = "safety.description-injection"
 SAFETY_HIDDEN_CHARACTERS = "safety.hidden-characters"
 SAFETY_UNTRUSTED_CONTENT = "safety.untrusted-content"
 SAFETY_READONLY_CONSEQUENTIAL = "safety.readonly-consequential"

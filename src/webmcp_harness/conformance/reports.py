@@ -28,6 +28,13 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from ..core.caps import (
+    MAX_PAGE_JSON_DEPTH,
+    MAX_PAGE_STRING,
+    MAX_RESULT_ITEMS,
+    MAX_RESULT_TEXT,
+    cap_string,
+)
 from ..core.records import CallRecord, Tool
 from ..core.results import first_text
 from ..core.secrets import redact
@@ -76,13 +83,15 @@ class PageResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "url": self.url,
-            "title": self.title,
+            "url": cap_string(self.url),
+            "title": cap_string(self.title),
             "error": self.error,
             "elapsed": round(self.elapsed, 3),
             "screenshot": self.screenshot is not None,
             "calls": self.calls,
-            "tools": [_clip_deep(t.to_dict(), _JSON_TEXT_LIMIT) for t in self.tools],
+            "tools": [
+                _places_capped(_clip_deep(t.to_dict(), _JSON_TEXT_LIMIT)) for t in self.tools
+            ],
         }
 
 
@@ -356,12 +365,29 @@ def _clip_deep(value: Any, limit: int, depth: int = 0) -> Any:
 # --- JSON ---------------------------------------------------------------------------------------
 
 
+# Where a page's address or title sits in a finding, target or call record: each is cut to
+# MAX_PAGE_STRING characters (a page can make its URL 262,000 characters long).
+_PLACES = ("page", "frame", "url", "title", "pageUrl", "frameUrl", "frameOrigin")
+
+
+def _places_capped(data: dict[str, Any]) -> dict[str, Any]:
+    for key in _PLACES:
+        value = data.get(key)
+        if isinstance(value, str):
+            data[key] = cap_string(value)
+    return data
+
+
 def _json_finding(finding: Finding) -> dict[str, Any]:
-    return dict(_clip_deep(finding.to_dict(), _JSON_TEXT_LIMIT))
+    return _places_capped(dict(_clip_deep(finding.to_dict(), _JSON_TEXT_LIMIT)))
+
+
+def _json_target(target: Target) -> dict[str, Any]:
+    return _places_capped(target.to_dict())
 
 
 def _json_record(record: CallRecord) -> dict[str, Any]:
-    return dict(_clip_deep(redact(record.to_dict()), 200_000))
+    return _places_capped(dict(_clip_deep(redact(record.to_dict()), 200_000)))
 
 
 def _json_head(report: CheckReport, summary: dict[str, Any], used: set[str]) -> dict[str, Any]:
@@ -371,6 +397,13 @@ def _json_head(report: CheckReport, summary: dict[str, Any], used: set[str]) -> 
         "ended": _iso(report.ended),
         "duration": round(report.duration, 3),
         "options": _clip_deep(report.options, _JSON_TEXT_LIMIT),
+        "caps": {  # what the harness cuts, in characters or items (docs/codes.md, Caps)
+            "pageString": MAX_PAGE_STRING,
+            "pageText": _JSON_TEXT_LIMIT,
+            "resultItems": MAX_RESULT_ITEMS,
+            "resultText": MAX_RESULT_TEXT,
+            "jsonDepth": MAX_PAGE_JSON_DEPTH,
+        },
         "summary": summary,
         "checks": [c.to_dict() for c in CHECKS.values() if c.id in used],
     }
@@ -388,7 +421,7 @@ def to_json(report: CheckReport) -> dict[str, Any]:
         **_json_head(report, report.summary(), used),
         "pages": [p.to_dict() for p in report.pages],
         "findings": [_json_finding(f) for f in report.findings],
-        "targets": [t.to_dict() for t in report.targets],
+        "targets": [_json_target(t) for t in report.targets],
         "ignored": [_json_finding(f) for f in report.ignored],
         "records": [_json_record(r) for r in report.records],
     }
@@ -404,7 +437,7 @@ def write_json(report: CheckReport, path: str | Path | IO[str]) -> None:
     sections: list[tuple[str, Callable[[PageBundle], Iterable[Any]]]] = [
         ("pages", lambda b: [b.page.to_dict()]),
         ("findings", lambda b: map(_json_finding, b.findings)),
-        ("targets", lambda b: (t.to_dict() for t in b.targets)),
+        ("targets", lambda b: map(_json_target, b.targets)),
         ("ignored", lambda b: map(_json_finding, b.ignored)),
         ("records", lambda b: map(_json_record, b.records)),
     ]

@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 SAFETY_CHECKS = (
-    ids.SAFETY_DESCRIPTION_INJECTION,
+    ids.INJECTION_METADATA,
     ids.SAFETY_HIDDEN_CHARACTERS,
     ids.SAFETY_UNTRUSTED_CONTENT,
     ids.SAFETY_READONLY_CONSEQUENTIAL,
@@ -203,7 +203,9 @@ class InjectionMatch:
 
 
 def find_injections(text: str, where: str = "description") -> list[InjectionMatch]:
-    """The injection patterns text matches (at most one match per pattern).
+    """The injection patterns text matches (at most one match per pattern), in the text as
+    written and as a model reads it (``as_read``: past invisible characters, other forms of
+    letters and lookalikes from any script).
 
     Only the first 200,000 characters are read: a longer description already fails
     metadata.description-length, and the scan must stay fast on hostile pages.
@@ -212,13 +214,49 @@ def find_injections(text: str, where: str = "description") -> list[InjectionMatc
     if not text:
         return found
     text = text[:_SCAN_LIMIT]
+    read = as_read(text)
     for pattern in INJECTION_PATTERNS:
         match = pattern.regex.search(text)
+        here = where
+        if match is None and read is not None:
+            match = pattern.regex.search(read)
+            here = f"{where} (read past lookalike or hidden characters)"
         if match:
             found.append(
-                InjectionMatch(pattern.id, pattern.what, where, match.group(0), pattern.severity)
+                InjectionMatch(pattern.id, pattern.what, here, match.group(0), pattern.severity)
             )
     return found
+
+
+def as_read(text: str) -> str | None:
+    """text as a model reads it: invisible and direction characters dropped, compatibility forms
+    (fullwidth, mathematical letters) folded (NFKC), and letters of any script that look like
+    Latin ones (Unicode's confusables, through confusable_homoglyphs) written as those. None when
+    that is text itself."""
+    if text.isascii():
+        return None
+    read = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+    if not read.isascii():
+        read = read.translate(_lookalikes(read))
+    return read if read != text else None
+
+
+def _lookalikes(text: str) -> dict[int, str]:
+    """Each non-Latin character of text that looks like a Latin letter or digit, and that one."""
+    from confusable_homoglyphs import confusables
+
+    distinct = "".join(sorted({c for c in text if not c.isascii()}))
+    found = confusables.is_confusable(distinct, greedy=True, preferred_aliases=["latin"]) or []
+    table: dict[int, str] = {}
+    for item in found:
+        char = item.get("character", "")
+        for glyph in item.get("homoglyphs", ()):
+            latin = glyph.get("c", "")
+            if len(latin) == 1 and latin.isascii() and latin.isalnum():
+                # Unicode draws I, l and 1 as one; a capital that looks like l is an I.
+                table[ord(char)] = "I" if latin == "l" and char.isupper() else latin
+                break
+    return table
 
 
 _INVISIBLE_RANGES = (
@@ -286,6 +324,14 @@ def _schema_strings(schema: Any) -> Iterator[tuple[str, str]]:
                 if key in ("description", "title") and isinstance(value, str):
                     seen += 1
                     yield here, value
+                elif key in _VALUE_KEYS and isinstance(value, str):
+                    seen += 1
+                    yield here, value  # a const or default a model reads as it is
+                elif key in _VALUE_KEYS and isinstance(value, list):
+                    for i, item in enumerate(value):  # enum values, examples
+                        if isinstance(item, str):
+                            seen += 1
+                            yield f"{here}/{i}", item
                 elif key == "properties" and isinstance(value, dict):
                     for prop, sub in value.items():
                         seen += 1
@@ -297,8 +343,17 @@ def _schema_strings(schema: Any) -> Iterator[tuple[str, str]]:
             stack.extend((f"{path}/{i}", item) for i, item in enumerate(node))
 
 
+_VALUE_KEYS = ("enum", "const", "default", "examples")
+
+
 def _tool_strings(tool: Tool) -> Iterator[tuple[str, str]]:
+    """Every string of a tool a model reads: name, title, description, and the schema's."""
     yield "name", tool.name
+    if isinstance(tool.title, str) and tool.title:
+        yield "title", tool.title
+    title = tool.annotations.get("title")
+    if isinstance(title, str) and title:
+        yield "annotations/title", title
     if isinstance(tool.description, str):
         yield "description", tool.description
     if tool.input_schema is not None:
@@ -461,7 +516,7 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
             f"{m.where} {m.what}: {excerpt(m.text, 60)}" for m in _first_per_where(matches)[:5]
         )
         col.add(
-            ids.SAFETY_DESCRIPTION_INJECTION,
+            ids.INJECTION_METADATA,
             f"Text an agent reads as instructions ({listed}). Tool metadata should only describe "
             "the tool: remove instructions aimed at the agent.",
             tool=name,

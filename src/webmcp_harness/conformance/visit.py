@@ -84,7 +84,7 @@ _PROBE_JS = """(linksOnly) => {
     document.querySelectorAll("a[href]"), 0, MAX_LINKS), []);
   for (const a of anchors) {
     const href = safe(() => new URL(a.getAttribute("href"), document.baseURI).href, null);
-    if (typeof href === "string") links.push(href.slice(0, MAX_URL));
+    if (typeof href === "string" && href.length <= MAX_URL) links.push(href);
   }
   if (linksOnly) return { links };
   // GET forms lead to pages too: their action, with the values the form holds now.
@@ -99,7 +99,7 @@ _PROBE_JS = """(linksOnly) => {
       target.hash = "";
       return target.href;
     }, null);
-    if (typeof href === "string") links.push(href.slice(0, MAX_URL));
+    if (typeof href === "string" && href.length <= MAX_URL) links.push(href);
   }
   return {
     modelContext: safe(() => !!document.modelContext, false),
@@ -111,6 +111,13 @@ _PROBE_JS = """(linksOnly) => {
     links,
   };
 }""".replace("@MAX_LINKS@", str(_MAX_LINKS)).replace("@MAX_URL@", str(_MAX_URL))
+
+
+def _links(found: list[Any]) -> list[str]:
+    """The page's links the crawl may follow: strings of at most _MAX_URL characters (a longer
+    one is left, not cut: a cut URL is another page), at most _MAX_LINKS of them. Checked here
+    too: the page's own script can change what the probe returns."""
+    return [x for x in found if isinstance(x, str) and len(x) <= _MAX_URL][:_MAX_LINKS]
 
 
 # In every document: count the navigations to another document it starts (Navigation API).
@@ -466,7 +473,7 @@ class PageVisit:
         raw = await bounded(self.page.evaluate(_PROBE_JS, True), self.options.look_timeout)
         links = raw.get("links") if isinstance(raw, dict) else None
         if isinstance(links, list):
-            self.links = [x for x in links if isinstance(x, str)][:_MAX_LINKS]
+            self.links = _links(links)
             self._follow()
 
     async def reload(self, *, fresh: bool) -> None:
@@ -519,9 +526,7 @@ class PageVisit:
             tool_forms=tool_forms if isinstance(tool_forms, int) else 0,
             secure=raw.get("secure") is True,
             title=str(raw.get("title") or "")[:300],
-            links=tuple(x for x in links if isinstance(x, str))[:_MAX_LINKS]
-            if isinstance(links, list)
-            else (),
+            links=tuple(_links(links)) if isinstance(links, list) else (),
         )
 
     async def tools(self, settle: float | None = None) -> list[Tool] | None:
@@ -629,7 +634,7 @@ class PageVisit:
     def add_link(self, url: str) -> None:
         """One more page the visit led to (a form's result page); the crawl gets it once the
         page is done (`unfollowed_links`)."""
-        if len(self.links) < _MAX_LINKS:
+        if len(self.links) < _MAX_LINKS and len(url) <= _MAX_URL:
             self.links.append(url)
 
     def unfollowed_links(self) -> list[str]:

@@ -8,16 +8,18 @@ with `tool_error`; everything the browser *reported* comes through `code_report`
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
+from typing import Any, cast
 
+from .caps import TooDeep, cut_result, loads_page
 from .records import BrowserReport, CallReason
 from .results import ToolErrorCode, ToolResult, to_tool_result, tool_error, tool_error_code
+from .text import clip
 
 __all__ = ["code_refusal", "code_report", "normalise_output", "report_reason"]
 
 _CODES = {c.value for c in ToolErrorCode}
+_SHOWN = 2_000  # characters of an unreadable answer its coded result shows
 
 # What Chromium's `errorText` says, and what it means. Each pattern is matched against the whole
 # text's start; the first that matches codes it. Measured on Chromium 156 (a declarative form with
@@ -65,12 +67,25 @@ _CANCEL_TEXTS: tuple[tuple[str, ToolErrorCode], ...] = (
 
 
 def normalise_output(output: Any) -> Any:
-    """Undo the protocol's quirks: "undefined" means nothing, JSON strings of objects are objects."""
+    """Undo the protocol's quirks: "undefined" means nothing, JSON strings of objects are objects.
+
+    JSON nested past the depth cap stays text (``_completed`` codes it).
+    """
+    try:
+        return _normalised(output)
+    except TooDeep:
+        return output
+
+
+def _normalised(output: Any) -> Any:
+    """normalise_output, raising TooDeep for JSON nested past the cap."""
     if output == "undefined":
         return None
     if isinstance(output, str) and output[:1] in ("{", "["):
         try:
-            parsed = json.loads(output)
+            parsed = loads_page(output)
+        except TooDeep:
+            raise
         except ValueError:
             return output
         if isinstance(parsed, (dict, list)):
@@ -88,10 +103,21 @@ def _completed(report: BrowserReport, declarative: bool) -> ToolResult:
     text is `[]`. The protocol cannot tell a form's `respondWith([])` from an empty page; both read
     as no content.
     """
-    value = normalise_output(report.output)
+    try:
+        value = _normalised(report.output)
+    except TooDeep as exc:
+        return tool_error(
+            ToolErrorCode.FAILED,
+            f"The tool answered, but its answer could not be read: {exc}. Its first "
+            f"{_SHOWN:,} characters: {clip(str(report.output), _SHOWN)}",
+        )
     if declarative and value == []:
         return {"content": []}
-    return to_tool_result(value)
+    return _cut(to_tool_result(value))
+
+
+def _cut(result: ToolResult) -> ToolResult:
+    return cast(ToolResult, cut_result(cast(dict[str, Any], result)))
 
 
 def _canceled(report: BrowserReport) -> ToolResult:

@@ -16,6 +16,7 @@ import json
 import math
 import os
 import re
+import sys
 from collections.abc import Mapping
 from typing import IO, Any, Final
 
@@ -80,6 +81,8 @@ def json_ready(value: object, _depth: int = 0) -> Any:
     """A copy JSON can carry: non-finite floats as None, other objects as text; never raises."""
     if _depth > _MAX_DEPTH:
         return "…"
+    if isinstance(value, int) and not isinstance(value, bool) and _too_long(value):
+        return _long_int(value)
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -100,6 +103,18 @@ def json_ready(value: object, _depth: int = 0) -> Any:
     except Exception:
         pass
     return safe_text(value)
+
+
+def _too_long(value: int) -> bool:
+    """Whether Python would refuse to write value in decimal (its int-to-str digit limit)."""
+    limit = sys.get_int_max_str_digits()
+    return bool(limit) and value.bit_length() > (limit - 1) * 3.32  # bits per decimal digit
+
+
+def _long_int(value: int) -> str:
+    """An integer too long to write in decimal, as text: its size and its hexadecimal."""
+    digits = int(value.bit_length() * 0.30103) + 1
+    return clip(f"(an integer of about {digits:,} digits) {value:#x}", 2_000)
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -132,8 +147,9 @@ class TooBig(ValueError):
     """A file over the size a command accepts."""
 
 
-def read_bounded(path: str | os.PathLike[str], limit: int) -> str:
-    """A file's UTF-8 text (bad bytes replaced), read at most limit bytes; TooBig beyond that.
+def read_bounded(path: str | os.PathLike[str], limit: int, *, errors: str = "replace") -> str:
+    """A file's UTF-8 text (bad bytes replaced; ``errors="strict"``: UnicodeDecodeError), read at
+    most limit bytes; TooBig beyond that.
 
     Bounded for files whose size isn't known up front too (``/dev/zero``, a pipe).
     """
@@ -141,4 +157,4 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> str:
         data = file.read(limit + 1)
     if len(data) > limit:
         raise TooBig(f"it is over {limit:,} bytes")
-    return data.decode("utf-8", "replace")
+    return data.decode("utf-8", errors)

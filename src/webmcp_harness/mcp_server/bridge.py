@@ -53,7 +53,12 @@ from .tools import BROWSER_TOOLS, CALL_TOOL, GENERIC_TOOLS, LIST_TOOLS, clean, e
 if TYPE_CHECKING:
     from ..session import WebMCPSession
 
-__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "Ask", "Bridge"]
+__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "LIST_CHANGED_EVERY", "LIST_WAIT", "Ask", "Bridge"]
+
+LIST_CHANGED_EVERY: Final = 0.25
+"""Seconds between two ``notifications/tools/list_changed`` at least (at most 4 a second)."""
+LIST_WAIT: Final = 1.0
+"""Seconds ``tools/list`` waits for the page's list to settle before it lists it as it is."""
 
 _SHOWN: Final = 500
 _BROWSER = {spec["name"] for spec in BROWSER_TOOLS}
@@ -85,6 +90,7 @@ class Bridge:
         self._listeners: list[Callable[[], None]] = []
         self.steps = 0
         self._notify_soon = False
+        self._told_at = -LIST_CHANGED_EVERY
         self._stop = session.on_change(self._page_changed)
 
     # -- the tool list ---------------------------------------------------------------------
@@ -93,14 +99,18 @@ class Bridge:
         self._listeners.append(listener)
 
     def _page_changed(self, what: str) -> None:
+        """Coalesced: at most one notice per LIST_CHANGED_EVERY, and always one after the last
+        change (a notice waits for its turn; changes before it is sent ride on it)."""
         self._exposed = None
         if self._notify_soon:
             return
         self._notify_soon = True
-        asyncio.get_running_loop().call_soon(self._tell)
+        loop = asyncio.get_running_loop()
+        loop.call_later(max(0.0, self._told_at + LIST_CHANGED_EVERY - loop.time()), self._tell)
 
     def _tell(self) -> None:
         self._notify_soon = False
+        self._told_at = asyncio.get_running_loop().time()
         for listener in list(self._listeners):
             with contextlib.suppress(Exception):
                 listener()
@@ -108,9 +118,21 @@ class Bridge:
     async def exposed(self) -> dict[str, Tool]:
         """MCP name → page tool, as of now."""
         if self._exposed is None:
-            tools = await self.session.tools()
+            tools = await self._tools()
             self._exposed = expose(tools, self.session.is_main_frame)
         return self._exposed
+
+    async def _tools(self) -> list[Tool]:
+        """The page's tools once settled, or as they are after LIST_WAIT (a list that never
+        goes quiet is still listed fast)."""
+        settling = asyncio.ensure_future(self.session.tools())
+        done, _ = await asyncio.wait({settling}, timeout=LIST_WAIT)
+        if settling in done:
+            return settling.result()
+        settling.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await settling
+        return await self.session.tools(settle=0)
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every page tool (every frame), then the browser tools, in ``tools/list`` shape."""

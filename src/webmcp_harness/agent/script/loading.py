@@ -241,6 +241,14 @@ _EXPECT: Final = ("ok", "code", "kind", "held", "reason", "path", "equals", "con
 _ACTIONS: Final = ("open", "call", "wait_for_tool", "confirm", "approve")
 
 
+def _not_utf8(err: UnicodeDecodeError) -> str:
+    bad = err.object[err.start : err.start + 1].hex()
+    return (
+        f"the script is not UTF-8 text: byte offset {err.start:,} (0x{bad}) is not UTF-8; "
+        "save it as UTF-8"
+    )
+
+
 def load_script(source: str | bytes | os.PathLike[str], *, base_url: str | None = None) -> Script:
     """Parse a script from a file path or from YAML text; ScriptError with the line if bad.
 
@@ -256,7 +264,9 @@ def load_script(source: str | bytes | os.PathLike[str], *, base_url: str | None 
         path = Path(os.fspath(source).strip() if isinstance(source, str) else os.fspath(source))
         name = str(path)
         try:
-            text = read_bounded(path, MAX_SCRIPT_BYTES)
+            text = read_bounded(path, MAX_SCRIPT_BYTES, errors="strict")
+        except UnicodeDecodeError as err:
+            raise ScriptError(None, _not_utf8(err), source=name) from None
         except TooBig as err:
             raise ScriptError(None, f"the script is too big: {err}", source=name) from None
         except (OSError, ValueError) as err:
@@ -266,7 +276,7 @@ def load_script(source: str | bytes | os.PathLike[str], *, base_url: str | None 
         try:
             text = source.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise ScriptError(None, f"the script is not UTF-8 text: {err}") from None
+            raise ScriptError(None, _not_utf8(err)) from None
     elif isinstance(source, str):
         text = source
     else:

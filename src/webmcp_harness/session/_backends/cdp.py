@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 
+from ...core.caps import loads_page
 from ...core.errors import WebMCPUnavailableError
 from ...core.records import (
     BackendName,
@@ -956,9 +957,7 @@ def _remember(store: OrderedDict[str, Any], key: str, value: Any) -> None:
 
 
 def _json_or_none(text: str) -> Any:
-    import json
-
     try:
-        return json.loads(text)
-    except ValueError:
+        return loads_page(text)
+    except ValueError:  # not JSON, or nested past the cap (TooDeep)
         return None

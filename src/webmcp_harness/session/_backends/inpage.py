@@ -24,6 +24,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
+from ...core.caps import loads_page
 from ...core.records import (
     BackendName,
     BrowserReport,
@@ -495,7 +496,7 @@ class InPageBackend:
         listing: Any = None
         try:
             raw = await self._eval(frame, _OP_TOOLS, self.skip_native)
-            listing = json.loads(raw) if isinstance(raw, str) else None
+            listing = loads_page(raw) if isinstance(raw, str) else None
         except _Gone as exc:
             self.errors[fid] = str(exc)
             if exc.timed_out:  # a busy page has not navigated: keep what we knew
@@ -687,8 +688,8 @@ async def _resolve_with(invocation: InPageInvocation, report: Any) -> None:
 
 def _json(raw: Any) -> Any:
     if isinstance(raw, str):
-        with contextlib.suppress(ValueError):
-            return json.loads(raw)
+        with contextlib.suppress(ValueError):  # TooDeep is one
+            return loads_page(raw)
     return None
 
 

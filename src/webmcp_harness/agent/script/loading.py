@@ -142,7 +142,7 @@ class _Reader:
         got: dict[str, Node] = {}
         for key, key_node, value_node in self.pairs(node, what):
             if key not in allowed:
-                raise self.error(key_node, _unknown(key, what, allowed))
+                raise self.error(key_node, unknown_key(key, what, allowed))
             got[key] = value_node
         for key in required:
             if key not in got:
@@ -222,7 +222,7 @@ def _kind(node: Node) -> str:
     return repr(node.value) if isinstance(node, ScalarNode) else "this"
 
 
-def _unknown(key: str, what: str, allowed: Sequence[str]) -> str:
+def unknown_key(key: str, what: str, allowed: Sequence[str]) -> str:
     close = difflib.get_close_matches(key, list(allowed), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"unknown key {key!r} in {what}{hint}; expected one of: {', '.join(allowed)}"
@@ -361,7 +361,7 @@ def _step(reader: _Reader, node: Node, base: str | None) -> Step:
         tool, got = _tool_or_fields(reader, value, "approve", ("tool", "input"))
         approved = reader.json(got["input"], "input") if "input" in got else MISSING
         return ApproveStep(tool, approved, line)
-    raise reader.error(key_node, _unknown(action, "a step", _ACTIONS))
+    raise reader.error(key_node, unknown_key(action, "a step", _ACTIONS))
 
 
 def _tool_or_fields(

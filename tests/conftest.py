@@ -63,6 +63,7 @@ def _one_playwright_plugin_under_pytester(request: pytest.FixtureRequest) -> Non
         monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
         monkeypatch.setenv("PYTEST_ADDOPTS", ONE_PLAYWRIGHT_PLUGIN)
 
+
 # The property tests draw the same examples on every run, so a red run is one anyone can repeat;
 # HYPOTHESIS_PROFILE=explore draws new ones (and keeps what fails in .hypothesis/ to replay).
 settings.register_profile("repeatable", derandomize=True, database=None)

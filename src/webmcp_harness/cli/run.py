@@ -173,6 +173,9 @@ def run_script(
 ) -> None:
     """Run the agent script SCRIPT.yaml through the gateway, step by step.
 
+    A file ending in .json is a webmcp-evals suite (evals.json): each eval's expected tool calls
+    run on a fresh page at --url (smoke mode, no model), and each eval passes or fails.
+
     Exit status: 0 every step passed, 1 a step failed (a page that does not open is a failed
     step), 2 the script or an option was wrong, 3 the browser could not be started or reached.
     """

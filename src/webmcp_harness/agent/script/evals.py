@@ -25,11 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from ...core.text import TooBig, read_bounded
 from .constraints import NO_SAMPLE, problems, sample
-from .loading import unknown_key
+from .loading import read_script_file, unknown_key
 from .model import (
-    MAX_SCRIPT_BYTES,
     CallStep,
     Expect,
     OpenStep,
@@ -240,13 +238,7 @@ def load_evals(source: str | os.PathLike[str], *, name: str | None = None) -> Ev
     """Read and check a webmcp-evals suite file (``ScriptError`` naming the place)."""
     path = Path(source)
     shown = str(path)
-    try:
-        text = read_bounded(path, MAX_SCRIPT_BYTES)
-    except TooBig as err:
-        raise ScriptError(None, f"the suite is too big: {err}", source=shown) from None
-    except (OSError, ValueError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise ScriptError(None, f"can't read the suite: {reason}", source=shown) from None
+    text = read_script_file(path, "suite")
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except json.JSONDecodeError as err:

@@ -222,6 +222,17 @@ def _kind(node: Node) -> str:
     return repr(node.value) if isinstance(node, ScalarNode) else "this"
 
 
+def read_script_file(path: Path, what: str = "script") -> str:
+    """A script file's text, at most ``MAX_SCRIPT_BYTES``; ScriptError saying why not."""
+    try:
+        return read_bounded(path, MAX_SCRIPT_BYTES)
+    except TooBig as err:
+        raise ScriptError(None, f"the {what} is too big: {err}", source=str(path)) from None
+    except (OSError, ValueError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise ScriptError(None, f"can't read the {what}: {reason}", source=str(path)) from None
+
+
 def unknown_key(key: str, what: str, allowed: Sequence[str]) -> str:
     close = difflib.get_close_matches(key, list(allowed), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -255,13 +266,7 @@ def load_script(source: str | bytes | os.PathLike[str], *, base_url: str | None 
     ):
         path = Path(os.fspath(source).strip() if isinstance(source, str) else os.fspath(source))
         name = str(path)
-        try:
-            text = read_bounded(path, MAX_SCRIPT_BYTES)
-        except TooBig as err:
-            raise ScriptError(None, f"the script is too big: {err}", source=name) from None
-        except (OSError, ValueError) as err:
-            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-            raise ScriptError(None, f"can't read the script: {reason}", source=name) from None
+        text = read_script_file(path)
     elif isinstance(source, bytes):
         try:
             text = source.decode("utf-8")

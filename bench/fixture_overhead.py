@@ -93,6 +93,7 @@ def run_suite(root: Path, extra: list[str]) -> dict[str, list[tuple[float, float
     out = root / "costs.json"
     env = {**os.environ, "FIXTURE_BENCH_OUT": str(out)}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+    command += ["-p", "no:playwright-asyncio"]  # installed for its own tests; not beside ours
     command += extra
     done = subprocess.run(
         [*command, str(root)], cwd=root, env=env, capture_output=True, text=True, timeout=900

@@ -37,6 +37,33 @@ def _bytecode_outside_the_tree() -> None:
 
 _bytecode_outside_the_tree()  # at import: before xdist starts its workers
 
+
+ONE_PLAYWRIGHT_PLUGIN = "-p no:playwright-asyncio"
+"""pytest-playwright and pytest-playwright-asyncio refuse to load together; both are installed
+(the second for tests/plugin/test_asyncio_plugin.py). The pytest runs the suite starts leave the
+second out (this suite's own run: pyproject.toml's addopts); a test that wants it says so in
+PYTEST_ADDOPTS (``-p no:playwright``)."""
+
+
+def _one_playwright_plugin() -> None:
+    """For the pytest commands the suite starts (the docs' commands, subprocess runs)."""
+    given = os.environ.get("PYTEST_ADDOPTS", "")
+    if "playwright-asyncio" not in given:
+        os.environ["PYTEST_ADDOPTS"] = f"{given} {ONE_PLAYWRIGHT_PLUGIN}".strip()
+
+
+_one_playwright_plugin()
+
+
+@pytest.fixture(autouse=True)
+def _one_playwright_plugin_under_pytester(request: pytest.FixtureRequest) -> None:
+    """pytester clears PYTEST_ADDOPTS for its runs: give them the one plugin again."""
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")
+        monkeypatch: pytest.MonkeyPatch = request.getfixturevalue("monkeypatch")
+        monkeypatch.setenv("PYTEST_ADDOPTS", ONE_PLAYWRIGHT_PLUGIN)
+
+
 # The property tests draw the same examples on every run, so a red run is one anyone can repeat;
 # HYPOTHESIS_PROFILE=explore draws new ones (and keeps what fails in .hypothesis/ to replay).
 settings.register_profile("repeatable", derandomize=True, database=None)

@@ -91,7 +91,7 @@ def test_a_closed_target_is_told_by_its_error_class(page: Page) -> None:
 
 def test_the_tracing_group_types_are_importable() -> None:
     from playwright._impl._api_structures import Location
-    from playwright.sync_api._generated import Tracing
+    from playwright.async_api._generated import Tracing
 
     assert "file" in Location.__annotations__
     assert callable(Tracing.group)

@@ -74,6 +74,13 @@ def test_the_readme_marks_its_library_example_its_recipe_and_its_command_lines()
     assert any("webmcp-harness tools" in b.text for b in commands)
 
 
+def test_the_readme_tours_an_eval_suite() -> None:
+    blocks = runnable_blocks(ROOT / "README.md")
+    suites = [b.file for b in blocks if b.file and b.file.endswith(".json")]
+    assert suites, "the README has no runnable evals.json"
+    assert any(f"webmcp-harness run {suites[0]}" in b.text for b in blocks if b.language == "sh")
+
+
 def test_the_readme_names_only_attributes_a_tool_has() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     sentence = readme.split("A `Tool` has ", 1)[1].split(";", 1)[0]

@@ -18,19 +18,16 @@ Besides the fixture: tool contract snapshots (``expect(webmcp).to_match_tool_sna
 (``--tracing on``), and an ini key for each setting (the command line beats it). Timeouts are
 seconds; a value that reads as milliseconds is refused.
 
-Async tests (pytest-playwright-asyncio): there is no async fixture, on purpose. That plugin
-refuses to load beside pytest-playwright, which this package needs (so it runs with
-``-p no:playwright``), and a fixture for it would need pytest-asyncio too. The core is one call
-either way, so attach in your own fixture::
+Async tests: under pytest-playwright-asyncio (run with ``-p no:playwright``: the two plugins
+refuse to load together) ``webmcp`` is the async session of its async ``page``, registered in
+``pytest_configure`` when that plugin is there. Both faces share each step (``_before``,
+``_attach``, ``_after``, ``_finish``) and the core (``_Watched``: coverage, seconds, traces);
+``expect(session)`` gives awaitable assertions for it::
 
-    @pytest_asyncio.fixture
-    async def webmcp(page):
-        async with await webmcp_harness.WebMCPSession.attach(page) as session:
-            yield session
-
-The launch-args hook goes by the fixture's name, so it extends that plugin's
-``browser_type_launch_args`` too (not tested here), and ``expect(session)`` gives awaitable
-assertions for an async session.
+    @pytest.mark.asyncio(loop_scope="session")
+    async def test_product(page, webmcp, webmcp_demo_url):
+        await page.goto(webmcp_demo_url)
+        await expect(webmcp).to_have_tool("get_product")
 """
 
 from __future__ import annotations
@@ -52,7 +49,7 @@ from .core.contracts import plain
 from .core.errors import BrowserNotFoundError, Error, UsageError, WebMCPUnavailableError
 from .core.records import BACKEND_CHOICES, BackendChoice, CallRecord, CallResult, Tool
 from .core.timeouts import DEFAULT_TIMEOUT, SETTING_MOST, seconds_problem
-from .session.adapters import is_sync, run_sync
+from .session.adapters import as_async, impl_of, is_sync, run_sync
 from .session.browser import (
     BROWSER_ENV,
     NO_WEBMCP_REMOTE,
@@ -87,9 +84,11 @@ __all__ = ["webmcp", "webmcp_demo_url"]
 
 LAST_CALLS = 5
 CALLS_FILE = "webmcp-calls.json"
+ASYNCIO_PLUGIN = "playwright-asyncio"
+"""pytest-playwright-asyncio's plugin name: with it, ``webmcp`` is the async session."""
 ASYNC_PAGE = (
-    "The webmcp fixture drives pytest-playwright's sync page; with an async page, attach in "
-    "your own async fixture: `await webmcp_harness.WebMCPSession.attach(page)`."
+    "The webmcp fixture drives pytest-playwright's sync page; for an async page, run under "
+    "pytest-playwright-asyncio (-p no:playwright), where webmcp is the async session."
 )
 
 
@@ -102,7 +101,7 @@ class _Settings(NamedTuple):
 class _Kept(NamedTuple):
     """What a test leaves for its report: its session and the folder for its artifacts."""
 
-    session: WebMCPSession
+    session: WebMCPSession | _core.WebMCPSession
     folder: str
 
 
@@ -340,6 +339,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_SELENIUM] = selenium
     if settings.coverage or settings.coverage_json or settings.fail_under is not None:
         config.stash[_COVERAGE] = Coverage()
+    if config.pluginmanager.has_plugin(ASYNCIO_PLUGIN):
+        config.pluginmanager.register(_async_fixtures(), "webmcp-asyncio")
 
 
 # -- launching -----------------------------------------------------------------------------
@@ -566,56 +567,106 @@ def webmcp(
     keys ``webmcp_timeout``, ...), and per test ``@pytest.mark.webmcp(timeout=..., confirm=...,
     backend=...)``. Skips the test when the browser is not Chromium or has no WebMCP (backend
     ``auto``). Its tools and calls feed ``--webmcp-coverage``; its snapshots live beside the test.
+    Under pytest-playwright-asyncio the same fixture is the async session (``_async_fixtures``).
     """
-    if browser_name != "chromium":
-        pytest.skip(f"WebMCP needs Chromium; this run uses {browser_name}.")
     if not is_sync(page):
         pytest.fail(ASYNC_PAGE, pytrace=False)
-    settings = _settings(request)
+    settings = _before(request, browser_name)
+    core, reason = run_sync(page, _attach(request.config, page, settings))
+    watched = _after(request, settings, core, reason, output_path)
+    session = _FixtureSession(watched, page)
+    request.node.stash[_KEPT] = _Kept(session, output_path)
+    yield session
+    session.close()
+    _finish(request.config, watched, session.records)
+
+
+def _before(request: pytest.FixtureRequest, browser_name: str) -> _Settings:
+    """What each face checks first: the browser, then the test's settings."""
+    if browser_name != "chromium":
+        pytest.skip(f"WebMCP needs Chromium; this run uses {browser_name}.")
+    return _settings(request)
+
+
+async def _attach(
+    config: pytest.Config, page: Any, settings: _Settings
+) -> tuple[_Watched | None, str | None]:
+    """The fixture's core on page (sync or async), or why the browser can't give one."""
     backend = _sources(settings.backend)
-    reason = _missing_webmcp(request.config, page) if backend == "cdp" else None
-    if reason is None:
-        try:  # attach bounds its own setup by timeout: a short call timeout must not fail it
-            core = run_sync(
-                page,
-                _Watched.attach(
-                    page,
-                    timeout=max(settings.timeout, DEFAULT_TIMEOUT),
-                    confirm=settings.confirm,
-                    backend=backend,
-                ),
-            )
-        except WebMCPUnavailableError as exc:
-            reason = exc.message
-        else:
-            core.timeout = settings.timeout
+    reason = await _missing_webmcp(config, as_async(page)) if backend == "cdp" else None
     if reason is not None:
-        reason += " (For a page with a WebMCP polyfill: --webmcp-backend=inpage.)"
+        return None, reason
+    try:  # attach bounds its own setup by timeout: a short call timeout must not fail it
+        core = await _Watched.attach(
+            page,
+            timeout=max(settings.timeout, DEFAULT_TIMEOUT),
+            confirm=settings.confirm,
+            backend=backend,
+        )
+        assert isinstance(core, _Watched)
+    except WebMCPUnavailableError as exc:
+        return None, exc.message
+    core.timeout = settings.timeout
+    return core, None
+
+
+def _after(
+    request: pytest.FixtureRequest,
+    settings: _Settings,
+    core: _Watched | None,
+    reason: str | None,
+    output_path: str,
+) -> _Watched:
+    """Skip or fail without a core; else bind its tracing and snapshots to the test."""
+    if core is None:
+        reason = f"{reason} (For a page with a WebMCP polyfill: --webmcp-backend=inpage.)"
         if settings.backend == "auto":
             pytest.skip(reason)
         pytest.fail(reason, pytrace=False)
-    session = _FixtureSession(core, page)
     config = request.config
     if config.getoption("--tracing", "off") in ("on", "retain-on-failure"):
-        session.tracing = page.context.tracing
-    title = _title(request.node)
+        core.tracing = as_async(core.page.context.tracing)
     bind(
         core,
         SnapshotPlace.beside(
             Path(request.node.path),
-            title,
+            _title(request.node),
             update=config.getoption(UPDATE_OPTION),
             output=Path(output_path),
             shown_from=config.invocation_params.dir,
         ),
     )
-    request.node.stash[_KEPT] = _Kept(session, output_path)
-    yield session
-    session.close()
+    return core
+
+
+def _finish(config: pytest.Config, core: _Watched, records: list[CallRecord]) -> None:
+    """After the test: its tools and calls go to the run's coverage."""
     coverage = config.stash.get(_COVERAGE, None)
     if coverage is not None:
-        coverage.see(cast(_Watched, core).appeared)
-        coverage.add_calls(session.records)
+        coverage.see(core.appeared)
+        coverage.add_calls(records)
+
+
+def _async_fixtures() -> object:
+    """The fixtures under pytest-playwright-asyncio, registered when that plugin is: the same
+    setup, settings, artifacts, snapshots and coverage, with the async core as ``webmcp``."""
+    import pytest_asyncio
+
+    class AsyncFixtures:
+        @pytest_asyncio.fixture(loop_scope="session")
+        async def webmcp(
+            self, request: pytest.FixtureRequest, browser_name: str, page: Any, output_path: str
+        ) -> Any:
+            """The async `WebMCPSession` of the async `page` (see the sync `webmcp`)."""
+            settings = _before(request, browser_name)
+            core, reason = await _attach(request.config, page, settings)
+            session = _after(request, settings, core, reason, output_path)
+            request.node.stash[_KEPT] = _Kept(session, output_path)
+            yield session
+            await session.close()
+            _finish(request.config, session, session.records)
+
+    return AsyncFixtures()
 
 
 def _title(node: Any) -> str:
@@ -634,22 +685,47 @@ def _title(node: Any) -> str:
 
 
 class _Watched(_core.WebMCPSession):
-    """The fixture's async core: it also keeps every tool that appeared (for coverage)."""
+    """The fixture's async core: it also keeps every tool that appeared (for coverage), a
+    call's timeout reads as seconds, and with pytest-playwright's ``--tracing`` each call is a
+    group in the trace (`tool → code`, its input and result)."""
+
+    tracing: Tracing | None = None
+    """The async `Tracing` of the page's context, when the run traces."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.appeared: list[Tool] = []
+        self.caller: FrameType | None = None
 
     def _tools_changed(self, added: list[Tool], removed: list[Tool]) -> None:
         self.appeared.extend(added)
         super()._tools_changed(added, removed)
 
+    async def call(
+        self,
+        name: str,
+        args: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        frame: str | None = None,
+        confirm: bool | None = None,
+        validate: bool = True,
+    ) -> CallResult:
+        """Call a tool and return its coded MCP result, with its record (see `WebMCPSession.call`)."""
+        caller, self.caller = self.caller or sys._getframe(1), None
+        problem = None if timeout is None else seconds_problem(timeout, most=SETTING_MOST)
+        if problem:
+            raise UsageError(f"webmcp.call({name!r}): {problem}")
+        result = await super().call(
+            name, args, timeout=timeout, frame=frame, confirm=confirm, validate=validate
+        )
+        if self.tracing is not None:
+            await _trace(self.tracing, result.record, caller)
+        return result
+
 
 class _FixtureSession(WebMCPSession):
-    """The fixture's sync session: a call's timeout reads as seconds, and with pytest-playwright's
-    ``--tracing`` each call is a group in the trace (`tool → code`, its input and result)."""
-
-    tracing: Tracing | None = None
+    """The fixture's sync session: the core's call, traced at the caller's line."""
 
     def call(
         self,
@@ -662,72 +738,76 @@ class _FixtureSession(WebMCPSession):
         validate: bool = True,
     ) -> CallResult:
         """Call a tool and return its coded MCP result, with its record (see `WebMCPSession.call`)."""
-        problem = None if timeout is None else seconds_problem(timeout, most=SETTING_MOST)
-        if problem:
-            raise UsageError(f"webmcp.call({name!r}): {problem}")
-        result = super().call(
+        cast(_Watched, self.core).caller = sys._getframe(1)
+        return super().call(
             name, args, timeout=timeout, frame=frame, confirm=confirm, validate=validate
         )
-        if self.tracing is not None:
-            _trace(self.tracing, result.record, sys._getframe(1))
-        return result
 
 
-def _trace(tracing: Tracing, record: CallRecord, caller: FrameType) -> None:
+async def _trace(tracing: Tracing, record: CallRecord, caller: FrameType) -> None:
     """The call as a group of the trace, at the caller's line: `tool → code`, input, result."""
-    from playwright.sync_api import Error as PlaywrightError
+    from playwright.async_api import Error as PlaywrightError
 
     where: Location = {"file": caller.f_code.co_filename, "line": caller.f_lineno, "column": 0}
     given = json.dumps(record.input, ensure_ascii=False, default=str)
     answer = json.dumps(record.result, ensure_ascii=False, default=str)
     try:
-        tracing.group(f"{plain(record.tool)} → {record.code or 'ok'}", location=where)
+        await tracing.group(f"{plain(record.tool)} → {record.code or 'ok'}", location=where)
         try:
             for title in (
                 f"input {_cut(given, TRACE_QUOTE)}",
                 f"result {_cut(answer, TRACE_QUOTE)}",
             ):
-                tracing.group(title, location=where)
-                tracing.group_end()
+                await tracing.group(title, location=where)
+                await tracing.group_end()
         finally:
-            tracing.group_end()
+            await tracing.group_end()
     except PlaywrightError:
         pass  # the context is closing: the trace ends there
 
 
-def _missing_webmcp(config: pytest.Config, page: Page) -> str | None:
-    """Why page's browser has no `document.modelContext`; None when it has one.
+async def _missing_webmcp(config: pytest.Config, page: Any) -> str | None:
+    """Why the browser of page (an async-API page) has no `document.modelContext`; None when it
+    has one.
 
     Asked once per browser, on a secure page that a route serves: the DevTools domain is there
     even when the feature is off, so attaching cannot tell.
     """
-    browser = page.context.browser
+    browser = as_async(as_async(page.context).browser)  # Playwright may hand out sync wrappers
+    key = impl_of(browser)
     known = config.stash.setdefault(_PROBED, {})
-    if browser is None or browser in known:
-        return known.get(browser)
+    if browser is None or key in known:
+        return known.get(key)
     from .session.probe import probe as probe_webmcp
 
-    context = browser.new_context()
+    async def answer(route: Any) -> None:
+        await as_async(route).fulfill(body="<title>probe</title>")
+
+    context = as_async(await browser.new_context())
     try:
-        probe = context.new_page()
-        probe.route(_PROBE_URL, lambda route: route.fulfill(body="<title>probe</title>"))
-        probe.goto(_PROBE_URL)
-        has = not run_sync(probe, probe_webmcp(probe, frames=False)).flag_missing
+        probe = as_async(await context.new_page())
+        await probe.route(_PROBE_URL, answer)
+        await probe.goto(_PROBE_URL)
+        has = not (await probe_webmcp(probe, frames=False)).flag_missing
     finally:
-        context.close()
-    known[browser] = None
+        await context.close()
+    known[key] = None
     selenium = config.stash.get(_SELENIUM, None)
-    if not has and selenium is not None and browser in selenium.watches:
-        known[browser] = no_webmcp_message(selenium.watches[browser].session)
+    watch = next(
+        (w for b, w in selenium.watches.items() if impl_of(b) is key) if selenium else iter(()),
+        None,
+    )
+    if not has and watch is not None:
+        known[key] = no_webmcp_message(watch.session)
     elif not has and config.stash.get(_CONNECTED, False):
-        known[browser] = NO_WEBMCP_REMOTE
+        known[key] = NO_WEBMCP_REMOTE
     elif not has:
-        known[browser] = (
+        known[key] = (
             f"This browser ({browser.version}) has no WebMCP: document.modelContext is missing. "
             f"It needs Chromium 146+ launched with --enable-features={WEBMCP_FEATURES} "
             "(the plugin adds that unless browser_type_launch_args disables it)."
         )
-    return known[browser]
+    return known[key]
 
 
 @pytest.fixture(scope="session")

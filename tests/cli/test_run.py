@@ -495,3 +495,114 @@ def test_open_and_wait_for_tool_fail_with_a_kind(
     assert outcomes(absent.result)[1] == "wait_for_tool place_order: not_found"
     assert absent.result.failed is not None
     assert absent.result.failed.misses == ["No tool place_order appeared within 0.3 s."]
+
+
+# -- webmcp-evals suites ---------------------------------------------------------------------
+SHOP_EVALS = Path(__file__).resolve().parents[1] / "agent" / "evals" / "shop-evals.json"
+
+
+@pytest.fixture(scope="module")
+def evals_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Command, Path]:
+    transcript = tmp_path_factory.mktemp("evals") / "evals.jsonl"
+    return harness("run", SHOP_EVALS, "--transcript", transcript, "--json"), transcript
+
+
+def test_an_eval_suite_runs_each_eval_and_reports_the_failed_one(
+    evals_run: tuple[Command, Path],
+) -> None:
+    ran, _ = evals_run
+    assert ran.code == 1, ran.err[-3000:]
+    report = json.loads(ran.out)
+    verdicts = {e["name"]: e["passed"] for e in report["evals"]}
+    assert verdicts == {
+        "Find wool socks": True,
+        "A lantern and a mug in the cart": True,
+        "Sign up for the newsletter": True,
+        "Buy the sold-out jacket": False,
+        "Just saying hello": None,
+    }
+    assert "eval 4 FAILED: Buy the sold-out jacket" in ran.err
+    assert "Out of stock: Storm Shell Jacket is sold out" in ran.err
+    assert "failed: 3 of 4 evals passed, 1 skipped" in ran.err
+    assert "Just saying hello: skipped (no required tool call" in ran.err
+
+
+def test_an_eval_checks_the_arguments_it_sent_and_the_result_it_got(
+    evals_run: tuple[Command, Path],
+) -> None:
+    ran, _ = evals_run
+    cart = next(e for e in json.loads(ran.out)["evals"] if e["index"] == 2)
+    calls = [s for s in cart["steps"] if s["action"] == "call"]
+    # unordered as written, the optional get_product left out, view_cart's result matched
+    assert [c["tool"] for c in calls] == ["add_to_cart", "add_to_cart", "view_cart"]
+    assert all(c["passed"] for c in calls)
+
+
+def test_each_eval_is_a_run_of_its_own_in_the_transcript(evals_run: tuple[Command, Path]) -> None:
+    _, path = evals_run
+    entries = read_transcript(path).entries
+    runs = [e for e in entries if e["type"] == "run"]
+    ends = [e for e in entries if e["type"] == "end"]
+    assert [r["eval"] for r in runs] == [1, 2, 3, 4]
+    assert [e["passed"] for e in ends] == [True, True, True, False]
+    sent = next(e for e in entries if e.get("tool") == "search_products" and e["action"] == "call")
+    assert sent["input"] == {"q": "wool", "category": "apparel"}  # $contains made concrete
+
+
+def test_a_result_that_does_not_match_is_a_failed_eval_naming_the_place(tmp_path: Path) -> None:
+    suite = tmp_path / "evals.json"
+    suite.write_text(
+        json.dumps(
+            [
+                {
+                    "name": "cart",
+                    "messages": [],
+                    "expectedCall": [
+                        {"functionName": "view_cart", "arguments": {}, "result": {"item_count": 5}}
+                    ],
+                }
+            ]
+        ),
+        encoding="utf-8",
+    )
+    ran = harness("run", suite)
+    assert ran.code == 1
+    assert "result.item_count: expected 5, got 0" in ran.out
+
+
+@pytest.mark.parametrize(
+    ("suite", "why"),
+    [
+        ('{"name": "x"}', "evals.json: a webmcp-evals suite is a JSON list of evals"),
+        ("[\n  {,}\n]", "evals.json:2: not JSON"),
+        ('[{"name": "a", "expectedCalls": []}]', "did you mean 'expectedCall'?"),
+        (
+            '[{"name": "a", "expectedCall": [{"functionName": "f", "arguments": '
+            '{"q": {"$regex": "x"}}}]}]',
+            "eval 1 (\"a\"), expectedCall[0].arguments.q: unknown operator '$regex'",
+        ),
+        (
+            '[{"name": "a", "expectedCall": [{"functionName": "f", "arguments": '
+            '{"q": {"$any": true}}}]}]',
+            'eval 1 ("a"), expectedCall[0].arguments.q: no value to send',
+        ),
+        (
+            '[{"name": "a", "expectedCall": [{"functionName": "f"}]}]',
+            "expectedCall[0].arguments: the smoke run sends the arguments the eval gives",
+        ),
+        (
+            '[{"name": "a", "expectedCall": [{"unordered": {"functionName": "f"}}]}]',
+            "expectedCall[0].unordered: must be a list of calls",
+        ),
+    ],
+)
+def test_a_malformed_suite_is_refused_naming_the_place(
+    tmp_path: Path, suite: str, why: str
+) -> None:
+    path = tmp_path / "evals.json"
+    path.write_text(suite, encoding="utf-8")
+    transcript = tmp_path / "never.jsonl"
+    ran = CliRunner().invoke(main, ["run", str(path), "--transcript", str(transcript)])
+    assert ran.exit_code == 2, ran.output
+    assert why in " ".join(ran.stderr.split()), ran.stderr
+    assert not transcript.exists()

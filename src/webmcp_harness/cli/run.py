@@ -2,7 +2,10 @@
 
 ``run SCRIPT.yaml [--transcript PATH] [--url URL]``: checks the whole script first (a bad one is
 refused with its line and why, exit 2, before any browser starts), then runs it in a fresh
-browser context. A script without ``url`` runs against the demo shop, served for the run.
+browser context. ``run evals.json`` (a file ending in ``.json``) reads a webmcp-evals suite
+instead and runs each eval as a script of its own (``agent.script.evals``) in a fresh context
+at ``--url`` (the page the suite is for; default the demo shop's catalog), printing each eval's
+steps and verdict; exit 1 when one failed. A script without ``url`` runs against the demo shop, served for the run.
 Prints one line per step as it ends (``--json``: on stderr, and the run as one JSON document on
 stdout). Exit 0 when every step passed, 1 when one failed, 2 when the script or the transcript
 path was the problem (a transcript the disk would not take, after the results), 3 when the browser could not be started or reached (a page that does not
@@ -27,7 +30,7 @@ from typing import Any
 import click
 
 from ..agent.runner import ReplayResult, RunResult, StepResult, play_script, replay_transcript
-from ..agent.script import Script, ScriptError, load_script
+from ..agent.script import EvalSuite, Script, ScriptError, load_evals, load_script
 from ..agent.transcript import (
     Transcript,
     TranscriptError,
@@ -167,6 +170,9 @@ def run_script(
 ) -> None:
     """Run the agent script SCRIPT.yaml through the gateway, step by step.
 
+    A file ending in .json is a webmcp-evals suite (evals.json): each eval's expected tool calls
+    run on a fresh page at --url (smoke mode, no model), and each eval passes or fails.
+
     Exit status: 0 every step passed, 1 a step failed (a page that does not open is a failed
     step), 2 the script or an option was wrong, 3 the browser could not be started or reached.
     """
@@ -174,6 +180,8 @@ def run_script(
     options = options_from(kw)
     if base_url is not None:
         check_url(base_url)
+    if script_path.suffix.lower() == ".json":
+        _run_suite(script_path, base_url, transcript, as_json, options, timeout_given)
     try:
         script = load_script(script_path, base_url=base_url or _PLACEHOLDER_BASE)
     except ScriptError as exc:
@@ -201,6 +209,99 @@ def run_script(
     sys.exit(0 if result.passed else 1)
 
 
+def _run_suite(
+    path: Path,
+    base_url: str | None,
+    transcript: Path | None,
+    as_json: bool,
+    options: BrowserOptions,
+    timeout_given: bool,
+) -> None:
+    """``run evals.json``: each eval of a webmcp-evals suite as a script of its own; exits."""
+    try:
+        suite = load_evals(path)
+    except ScriptError as exc:
+        _fail(str(exc))
+        return
+    if all(case.skipped for case in suite.evals):
+        _fail(f"{path}: no eval has a required tool call; a smoke run has nothing to call")
+    writer = _writer(transcript)
+    try:
+        with _site(base_url) as (base, demo):
+            err.print(
+                f"Running the {len(suite.evals)} evals of {escape(str(path))} at {escape(base)}",
+                soft_wrap=True,
+            )
+            results = run(_play_suite(suite, base, demo, options, writer, timeout_given, as_json))
+    finally:
+        if writer is not None:
+            writer.close()
+    ran = [r for r in results.values() if r is not None]
+    passed = sum(r.passed for r in ran)
+    _echo(
+        f"{'passed' if passed == len(ran) else 'failed'}: {passed} of {len(ran)} evals passed"
+        + (f", {len(results) - len(ran)} skipped" if len(ran) < len(results) else ""),
+        to_stderr=as_json,
+    )
+    if transcript is not None:
+        err.print(f"transcript: {escape(str(transcript))}", soft_wrap=True)
+    if as_json:
+        print_json(redact(_suite_json(suite, results, base)))
+    sys.exit(0 if passed == len(ran) else 1)
+
+
+async def _play_suite(
+    suite: EvalSuite,
+    base: str,
+    demo: bool,
+    options: BrowserOptions,
+    writer: TranscriptWriter | None,
+    timeout_given: bool,
+    quiet: bool,
+) -> dict[int, RunResult | None]:
+    """Each eval on a fresh context's page, in file order: its result, None when skipped."""
+    results: dict[int, RunResult | None] = {}
+    async with open_browser(options) as browser:
+        for case in suite.evals:
+            head = f"eval {case.index} of {len(suite.evals)}: {case.name}"
+            if case.skipped:
+                _echo(f"{head}: skipped ({case.skipped})", to_stderr=quiet)
+                results[case.index] = None
+                continue
+            _echo(head, to_stderr=quiet)
+            script = suite.script(case, base)
+            if timeout_given:
+                script = _with_timeout(script, options.timeout)
+            info = {"demo": demo, "suite": suite.source, "eval": case.index}
+            result = await _play_in(browser, script, base, options, writer, quiet, info)
+            results[case.index] = result
+            verdict = "passed" if result.passed else "FAILED"
+            _echo(f"eval {case.index} {verdict}: {case.name}", to_stderr=quiet)
+    return results
+
+
+def _suite_json(
+    suite: EvalSuite, results: dict[int, RunResult | None], base: str
+) -> dict[str, Any]:
+    """The suite's run as one JSON document: what `run evals.json --json` prints."""
+    evals: list[dict[str, Any]] = []
+    for case in suite.evals:
+        result = results.get(case.index)
+        entry: dict[str, Any] = {"index": case.index, "name": case.name}
+        if result is None:
+            entry.update(passed=None, skipped=case.skipped)
+        else:
+            entry.update(_run_json(result), name=case.name, skipped=None)
+        evals.append(entry)
+    ran = [e for e in evals if e["passed"] is not None]
+    return {
+        "suite": suite.name,
+        "url": base,
+        "passed": all(e["passed"] for e in ran),
+        "evals": evals,
+    }
+
+
 def _with_timeout(script: Script, timeout: float) -> Script:
     return dataclasses.replace(script, timeout=timeout)
 
@@ -214,21 +315,34 @@ async def _play(
     quiet: bool = False,
 ) -> RunResult:
     async with open_browser(options) as browser:
-        context = await browser.new_context()
-        try:
-            page = await context.new_page()
-            return await play_script(
-                script,
-                page,
-                base_url=base,
-                transcript=writer,
-                backend=options.backend,
-                on_step=lambda step: _print_step(step, to_stderr=quiet),
-                info={"demo": demo},
-            )
-        finally:
-            with contextlib.suppress(Exception):
-                await context.close()
+        return await _play_in(browser, script, base, options, writer, quiet, {"demo": demo})
+
+
+async def _play_in(
+    browser: Any,
+    script: Script,
+    base: str,
+    options: BrowserOptions,
+    writer: TranscriptWriter | None,
+    quiet: bool,
+    info: dict[str, Any],
+) -> RunResult:
+    """The script on a page of a fresh context of ``browser``."""
+    context = await browser.new_context()
+    try:
+        page = await context.new_page()
+        return await play_script(
+            script,
+            page,
+            base_url=base,
+            transcript=writer,
+            backend=options.backend,
+            on_step=lambda step: _print_step(step, to_stderr=quiet),
+            info=info,
+        )
+    finally:
+        with contextlib.suppress(Exception):
+            await context.close()
 
 
 def _summary(result: RunResult, transcript: Path | None, *, to_stderr: bool = False) -> None:

@@ -10,7 +10,7 @@ Playwright (its ``_impl`` package, and attributes its API objects keep private):
 - a CDP session's message goes to its connection without the API call's wrapping (the stack
   capture, zones and logging of every API call): `cdp_call`, the hot path's one message;
 - ``SyncBase`` tells a sync API object (`is_sync`), ``TargetClosedError`` a target that closed
-  (`is_target_closed`); the types the tracing group takes (``Location``, ``Tracing``).
+  (`is_target_closed`); the types the tracing group takes (``Location``, the async ``Tracing``).
 
 The MCP SDK (``mcp``, used by ``mcp_server``; nothing here imports it):
 
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from playwright._impl._api_structures import Location as Location
-    from playwright.sync_api._generated import Tracing as Tracing
+    from playwright.async_api._generated import Tracing as Tracing
 
 T = TypeVar("T")
 
@@ -65,9 +65,9 @@ def impl_of(obj: Any) -> Any:
 
 def async_view(impl: Any) -> Any:
     """A new async-API object for a Playwright implementation object (not kept by Playwright)."""
-    import playwright.async_api as async_api
+    from playwright.async_api import _generated  # every API class, Tracing too (not exported)
 
-    return getattr(async_api, type(impl).__name__)(impl)
+    return getattr(_generated, type(impl).__name__)(impl)
 
 
 def sync_view(obj: Any) -> Any:

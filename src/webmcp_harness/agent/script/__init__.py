@@ -56,6 +56,7 @@ be JSON (no NaN or infinity, text keys only). A relative ``open`` needs ``url`` 
 
 from __future__ import annotations
 
+from .evals import EvalCall, EvalCase, EvalSuite, load_evals
 from .loading import load_script
 from .matching import match_expect, parse_path, resolve_path
 from .model import (
@@ -77,6 +78,9 @@ __all__ = [
     "ApproveStep",
     "CallStep",
     "ConfirmStep",
+    "EvalCall",
+    "EvalCase",
+    "EvalSuite",
     "Expect",
     "OpenStep",
     "Owner",
@@ -84,6 +88,7 @@ __all__ = [
     "ScriptError",
     "Step",
     "WaitForToolStep",
+    "load_evals",
     "load_script",
     "match_expect",
     "parse_path",

@@ -142,7 +142,7 @@ class _Reader:
         got: dict[str, Node] = {}
         for key, key_node, value_node in self.pairs(node, what):
             if key not in allowed:
-                raise self.error(key_node, _unknown(key, what, allowed))
+                raise self.error(key_node, unknown_key(key, what, allowed))
             got[key] = value_node
         for key in required:
             if key not in got:
@@ -222,7 +222,20 @@ def _kind(node: Node) -> str:
     return repr(node.value) if isinstance(node, ScalarNode) else "this"
 
 
-def _unknown(key: str, what: str, allowed: Sequence[str]) -> str:
+def read_script_file(path: Path, what: str = "script") -> str:
+    """A script file's text, at most ``MAX_SCRIPT_BYTES``; ScriptError saying why not."""
+    try:
+        return read_bounded(path, MAX_SCRIPT_BYTES, errors="strict")
+    except UnicodeDecodeError as err:
+        raise ScriptError(None, _not_utf8(err), source=str(path)) from None
+    except TooBig as err:
+        raise ScriptError(None, f"the {what} is too big: {err}", source=str(path)) from None
+    except (OSError, ValueError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise ScriptError(None, f"can't read the {what}: {reason}", source=str(path)) from None
+
+
+def unknown_key(key: str, what: str, allowed: Sequence[str]) -> str:
     close = difflib.get_close_matches(key, list(allowed), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"unknown key {key!r} in {what}{hint}; expected one of: {', '.join(allowed)}"
@@ -263,15 +276,7 @@ def load_script(source: str | bytes | os.PathLike[str], *, base_url: str | None 
     ):
         path = Path(os.fspath(source).strip() if isinstance(source, str) else os.fspath(source))
         name = str(path)
-        try:
-            text = read_bounded(path, MAX_SCRIPT_BYTES, errors="strict")
-        except UnicodeDecodeError as err:
-            raise ScriptError(None, _not_utf8(err), source=name) from None
-        except TooBig as err:
-            raise ScriptError(None, f"the script is too big: {err}", source=name) from None
-        except (OSError, ValueError) as err:
-            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-            raise ScriptError(None, f"can't read the script: {reason}", source=name) from None
+        text = read_script_file(path)
     elif isinstance(source, bytes):
         try:
             text = source.decode("utf-8")
@@ -371,7 +376,7 @@ def _step(reader: _Reader, node: Node, base: str | None) -> Step:
         tool, got = _tool_or_fields(reader, value, "approve", ("tool", "input"))
         approved = reader.json(got["input"], "input") if "input" in got else MISSING
         return ApproveStep(tool, approved, line)
-    raise reader.error(key_node, _unknown(action, "a step", _ACTIONS))
+    raise reader.error(key_node, unknown_key(action, "a step", _ACTIONS))
 
 
 def _tool_or_fields(

@@ -8,7 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..outcome import Outcome, answer_text, tool_value
+from .constraints import mismatch
 from .model import MISSING, Expect, PathPart
+
+PENDING_FORM: Final = "pending form submission"
+"""What webmcp-evals calls the result of a form that waits for its person (code needs_user)."""
 
 _PATH_PART = re.compile(
     r"""\.(?P<key>[A-Za-z_][A-Za-z0-9_-]*)"""
@@ -111,8 +115,37 @@ def _show(value: object) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def match_expect(expect: Expect, answer: object, *, code: str | None = None) -> list[str]:
-    """What in the answer doesn't meet ``expect``: one line per miss, empty when it passes."""
+def evals_value(answer: object, outcome: Outcome, *, pending: bool = False) -> tuple[bool, Any]:
+    """The value webmcp-evals matches a ``result`` against: the tool's value (its
+    ``structuredContent``, else its text parsed as JSON, else the text); ``PENDING_FORM`` for a
+    form that waits for its person (``pending``: the call record's). ``(False, None)`` when the
+    call didn't give a result."""
+    if pending:
+        return True, PENDING_FORM
+    if not outcome.ok:
+        return False, None
+    found, value = tool_value(answer)
+    return (True, value) if found else (True, answer_text(answer))
+
+
+def _evals_misses(
+    expected: object, answer: object, outcome: Outcome, *, pending: bool
+) -> list[str]:
+    found, value = evals_value(answer, outcome, pending=pending)
+    if not found:
+        said = answer_text(answer)
+        said = said if len(said) <= 200 else said[:197] + "..."
+        return [f"expected the tool's result, got {outcome.describe()}: {said}"]
+    miss = mismatch(expected, value, "result")
+    return [miss] if miss else []
+
+
+def match_expect(
+    expect: Expect, answer: object, *, code: str | None = None, pending: bool = False
+) -> list[str]:
+    """What in the answer doesn't meet ``expect``: one line per miss, empty when it passes.
+
+    ``pending``: the call's form waits for its person (its record's ``pending``)."""
     outcome = Outcome.of(answer, code=code)
     misses: list[str] = []
     if expect.ok is not None and outcome.ok != expect.ok:
@@ -125,6 +158,8 @@ def match_expect(expect: Expect, answer: object, *, code: str | None = None) -> 
         misses.append(f"expected the check to {expect.held}, got {outcome.describe()}")
     if expect.reason is not None and outcome.reason != expect.reason:
         misses.append(f"expected the reason {expect.reason!r}, got {outcome.describe()}")
+    if expect.matches is not MISSING:
+        misses.extend(_evals_misses(expect.matches, answer, outcome, pending=pending))
     if expect.equals is MISSING and expect.contains is MISSING:
         return misses
     where = expect.path_text or "the text"

@@ -73,6 +73,9 @@ class Expect:
     equals: Any = MISSING
     contains: Any = MISSING
     line: int | None = None
+    matches: Any = MISSING
+    """A webmcp-evals ``result`` (``constraints``): the tool's value must match it. Set by
+    ``load_evals``; a YAML script has no key for it."""
 
 
 @dataclass(frozen=True)

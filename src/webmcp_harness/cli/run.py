@@ -225,7 +225,7 @@ def _run_suite(
         return
     if all(case.skipped for case in suite.evals):
         _fail(f"{path}: no eval has a required tool call; a smoke run has nothing to call")
-    writer = _writer(transcript)
+    writer = open_transcript(transcript)
     try:
         with _site(base_url) as (base, demo):
             err.print(
@@ -247,6 +247,7 @@ def _run_suite(
         err.print(f"transcript: {escape(str(transcript))}", soft_wrap=True)
     if as_json:
         print_json(redact(_suite_json(suite, results, base)))
+    _lost(writer)
     sys.exit(0 if passed == len(ran) else 1)
 
 

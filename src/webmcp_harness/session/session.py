@@ -90,6 +90,7 @@ class WebMCPSession:
         self._open_calls: dict[int, tuple[CallRecord, Invocation]] = {}
         self._lacks: CallReason | None = None  # what the last probe found missing: WebMCP, tools
         self._changed_at = time.monotonic()  # when the tool list, or the page's load, last changed
+        self._loaded_at = time.monotonic()  # when the page last loaded (or was attached to)
         self._change = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._validators: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, validator)
@@ -151,20 +152,23 @@ class WebMCPSession:
 
         By default (settle None) as a browser auditor settles: answers once no tool has been
         added or removed, the page has not loaded, and it had no request in flight and no short
-        timer pending (`quiet.PageQuiet`) for DEFAULT_SETTLE seconds; at most SETTLE_MAX.
+        timer pending (`quiet.PageQuiet`) for DEFAULT_SETTLE seconds; at most SETTLE_MAX. The
+        requests and timers count only within SETTLE_MAX of the page's last load (what a page
+        registers as it loads): later, as on each call of an agent's run, the list alone must
+        have been quiet for DEFAULT_SETTLE, and a settled page is read without a round trip.
         A number instead answers once the list alone has been quiet for `settle` seconds. While
         the page has no tool at all, either waits up to EMPTY_WAIT (or `settle`, if longer) for a
         first one. Never longer than the session's timeout. `settle=0` lists at once.
         """
         self._check_open()
-        auditor = settle is None
         quiet = DEFAULT_SETTLE if settle is None else _check_settle(settle)
         await self.backend.sync()
         found = await self.backend.list_tools()
         if quiet == 0:
             return found
         start = time.monotonic()
-        deadline = start + (min(self.timeout, SETTLE_MAX) if auditor else self.timeout)
+        auditor = settle is None and start - self._loaded_at < SETTLE_MAX
+        deadline = start + (min(self.timeout, SETTLE_MAX) if settle is None else self.timeout)
         while not self._gone and not self._closed:
             since = self._changed_at
             if auditor:  # (a busy page is a change: the quiet window starts again)
@@ -190,6 +194,7 @@ class WebMCPSession:
         """The page's document loaded: pages register tools in their load handlers, so settling
         starts again (a tool registered 100 ms after load is not missed for having come after a
         slow load)."""
+        self._loaded_at = time.monotonic()
         self._note_change()
 
     async def wait_for_tool(self, name: str, *, timeout: float | None = None) -> Tool | None:

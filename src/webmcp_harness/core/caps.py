@@ -35,8 +35,9 @@ MAX_PAGE_JSON_DEPTH: Final = 256
 """Page JSON (a tool's answer, a tool list) nested deeper than this many levels is not parsed."""
 MAX_RESULT_ITEMS: Final = 1_000
 """A result keeps its first this many content items; one more item says how many were left out."""
-MAX_RESULT_TEXT: Final = 1_000_000
-"""A result keeps this many characters of text in all; each cut text says how many it lost."""
+MAX_RESULT_TEXT: Final = 16 * 1024 * 1024
+"""A result keeps this many characters (16 MiB) of text in all; each cut text says how many it
+lost. Big enough that a 10 MB answer arrives whole (tests/session/test_faults.py)."""
 MAX_LINE: Final = 1_000_000
 """A transcript line longer than this many characters is written again with its strings cut to
 ``MAX_PAGE_STRING`` characters and its lists to ``MAX_LINE_ITEMS`` items (``shrink``)."""

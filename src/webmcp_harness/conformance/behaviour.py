@@ -324,6 +324,14 @@ def check_call(
             "error rather than never.",
         )
         return done()
+    if code == ToolErrorCode.UNAVAILABLE and not report.status:
+        add(
+            ids.BEHAVIOUR_ANSWERS,
+            f"{shown} was listed, but call #{record.shown_number} could not reach it "
+            f"({excerpt(_first_text(record.result), 160)}). An agent that sees a tool must be "
+            "able to call it: keep a listed tool registered in the frame it was listed in.",
+        )
+        return done()
     if not declarative and events & _LEFT_PAGE:
         add(
             ids.BEHAVIOUR_NO_NAVIGATION,

@@ -13,6 +13,7 @@ from jsonschema.exceptions import best_match
 
 from ..core.records import Tool
 from ..core.schema import schema_hazard
+from ..core.urls import defrag_url
 from . import ids
 from .findings import Collector, Finding, Severity, excerpt
 
@@ -121,8 +122,9 @@ _SCHEMA_KEYWORDS = frozenset(
 
 
 def frame_of(tool: Tool, page: str) -> str | None:
-    """The frame to name in a finding: the tool's frame URL, or None for the page itself."""
-    if tool.frame_url and tool.frame_url != page:
+    """The frame to name in a finding: the tool's frame URL, or None for the page itself (its
+    fragment aside: a page may rewrite it as it runs)."""
+    if tool.frame_url and defrag_url(tool.frame_url)[0] != defrag_url(page)[0]:
         return tool.frame_url
     return None
 

@@ -1,0 +1,73 @@
+"""`check` on pages in the patterns real WebMCP authors use (tests/pages/truth/): calls reach
+their tools, forms are filled from their own rules, and a page that is right passes.
+
+The pages are checked once per module, with every tool called, on a thread of its own."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webmcp_harness.conformance.reports import CheckReport
+from webmcp_harness.conformance.runner import CheckOptions, check_urls
+from webmcp_harness.core.errors import BrowserNotFoundError
+from webmcp_harness.session.browser import find_browser, launch
+
+TRUTH = Path(__file__).parents[1] / "pages" / "truth"
+PAGES = sorted(p.name for p in TRUTH.glob("*.html"))
+
+
+@pytest.fixture(scope="module")
+def report(pages_url: str) -> CheckReport:
+    try:
+        path = find_browser()
+    except BrowserNotFoundError:
+        pytest.skip("no Chromium on this machine")
+
+    async def body() -> CheckReport:
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as p:
+            browser = await launch(p, browser_path=path)
+            try:
+                options = CheckOptions(
+                    timeout=8, load_timeout=30, workers=2, call="all", settle=0.3
+                )
+                urls = [f"{pages_url}/truth/{name}" for name in PAGES]
+                return await check_urls(browser, urls, options)
+            finally:
+                await browser.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, body()).result(180)
+
+
+def url_of(report: CheckReport, name: str) -> str:
+    return next(p.url for p in report.pages if p.url.split("/truth/")[1].startswith(name))
+
+
+def findings(report: CheckReport, name: str) -> list[tuple[str, str | None, str]]:
+    url = url_of(report, name)
+    return [(f.check, f.tool, f.severity.value) for f in report.findings if f.page == url]
+
+
+def said(report: CheckReport, name: str) -> str:
+    url = url_of(report, name)
+    return "\n".join(f"{f.check} [{f.tool}]: {f.message}" for f in report.findings if f.page == url)
+
+
+def calls(report: CheckReport, name: str) -> list[tuple[str, Any, str | None]]:
+    page = next(p for p in report.pages if p.url == url_of(report, name))
+    numbers = set(page.calls or [])
+    return [(r.tool, r.input, r.code) for r in report.records if r.shown_number in numbers]
+
+
+def test_a_page_that_rewrites_its_fragment_keeps_its_tools_and_passes(report: CheckReport) -> None:
+    made = calls(report, "fragment-views.html")
+    assert {tool for tool, _, _ in made} == {"count_rows", "show_chart"}
+    assert [c for c in made if c[2] == "unavailable"] == [], made
+    assert findings(report, "fragment-views.html") == [], said(report, "fragment-views.html")

@@ -71,3 +71,10 @@ def test_a_page_that_rewrites_its_fragment_keeps_its_tools_and_passes(report: Ch
     assert {tool for tool, _, _ in made} == {"count_rows", "show_chart"}
     assert [c for c in made if c[2] == "unavailable"] == [], made
     assert findings(report, "fragment-views.html") == [], said(report, "fragment-views.html")
+
+
+def test_tools_with_an_empty_schema_or_none_are_called_with_nothing(report: CheckReport) -> None:
+    made = calls(report, "empty-schema.html")
+    assert ("get_cart", {}, None) in made, made
+    assert ("get_store_hours", {}, None) in made, made
+    assert findings(report, "empty-schema.html") == [("metadata.schema-object", "get_cart", "info")]

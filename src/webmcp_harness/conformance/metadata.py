@@ -319,7 +319,17 @@ def _meta_problem(text: str) -> str | None:
 
 def _check_schema_shape(schema: dict[str, Any], add: Callable[..., None]) -> None:
     kind = schema.get("type")
-    if kind != "object":
+    if not schema:
+        # {} is a JSON Schema that accepts anything, which is all the spec asks of inputSchema
+        # (React hooks register it for tools without input): said, not held against the page.
+        add(
+            ids.METADATA_SCHEMA_OBJECT,
+            "inputSchema is {}, which accepts any value; the tool is called with {}. If it takes "
+            'no input, {"type": "object", "properties": {}} says so to MCP clients that require '
+            "an object schema.",
+            severity=Severity.INFO,
+        )
+    elif kind != "object":
         shown = "no type" if kind is None else f'"type": {excerpt(str(kind), 40)}'
         add(
             ids.METADATA_SCHEMA_OBJECT,

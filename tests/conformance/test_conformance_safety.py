@@ -292,3 +292,18 @@ def test_a_tool_that_runs_code_it_is_given_is_an_error() -> None:
     assert not [
         f for f in check_tool_safety(promo, page=PAGE) if f.check == "safety.code-execution"
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("support_chat", "Chat with our support team about an order."),
+        ("newsletter", "Be on our mailing list with your email address."),
+        ("product_reviews", "Reviews for one product"),
+    ],
+)
+def test_a_hint_of_user_content_in_a_word_or_the_description_is_only_info(
+    name: str, description: str
+) -> None:
+    found = check_tool_safety(tool(name, description), page=PAGE)
+    assert [(f.check, f.severity) for f in found] == [("safety.untrusted-content", Severity.INFO)]

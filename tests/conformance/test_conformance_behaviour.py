@@ -325,3 +325,17 @@ def test_a_listed_tool_that_a_call_could_not_reach_is_an_error() -> None:
     assert "could not reach it" in found[0].message
     said_so = record(tool_error("unavailable", "The shop is closed."), code="unavailable")
     assert check_call(said_so, tool(), page=PAGE, purpose="valid") == []
+
+
+def test_a_refusal_by_a_forms_html_rules_is_only_info() -> None:
+    refused = record(
+        tool_error("invalid_input", "Form validation failed: email: Please include an '@'."),
+        code="invalid_input",
+        status="Error",
+        exception={"message": "Form validation failed: email: Please include an '@'."},
+    )
+    found = check_call(refused, tool(True), page=PAGE, purpose="valid")
+    assert [(f.check, f.severity) for f in found] == [
+        ("behaviour.accepts-valid-input", Severity.INFO)
+    ]
+    assert "HTML rules" in found[0].message

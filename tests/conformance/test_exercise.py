@@ -78,3 +78,30 @@ def test_tools_with_an_empty_schema_or_none_are_called_with_nothing(report: Chec
     assert ("get_cart", {}, None) in made, made
     assert ("get_store_hours", {}, None) in made, made
     assert findings(report, "empty-schema.html") == [("metadata.schema-object", "get_cart", "info")]
+
+
+def test_a_contact_form_is_filled_by_its_own_html_rules_and_passes(report: CheckReport) -> None:
+    made = calls(report, "contact-form.html")
+    valid = made[0]
+    assert valid[2] is None, made
+    assert "@" in valid[1]["email"]
+    assert len(valid[1]["message"]) >= 10
+    assert findings(report, "contact-form.html") == [], said(report, "contact-form.html")
+
+
+def test_each_form_call_starts_from_the_form_as_the_page_made_it(report: CheckReport) -> None:
+    # The second call leaves the required city out: the browser must find it empty, not
+    # holding the city the first call typed (which would submit, and be blamed on the page).
+    made = calls(report, "form-reset.html")
+    assert [(inp.get("city") is not None, code) for _, inp, code in made] == [
+        (True, None),
+        (False, "invalid_input"),
+    ], made
+    assert findings(report, "form-reset.html") == [], said(report, "form-reset.html")
+
+
+def test_a_sign_up_form_and_a_support_chat_are_not_warned_of_user_content(
+    report: CheckReport,
+) -> None:
+    found = findings(report, "signup-and-chat.html")
+    assert [f for f in found if f[2] != "info"] == [], said(report, "signup-and-chat.html")

@@ -58,6 +58,7 @@ _UNSERIALISABLE = (
     "cyclic object",
     "Converting circular",
 )
+_FORM_VALIDATION = "Form validation failed"  # Chromium's refusal by a form's HTML rules
 _FAILURE_STATUS = frozenset({"error", "failed", "failure", "fail", "invalid"})
 
 
@@ -384,7 +385,23 @@ def check_call(
             'next page as <script type="application/ld+json">, or answer with '
             "event.respondWith().",
         )
-    if purpose == "valid" and code == ToolErrorCode.INVALID_INPUT:
+    refused = excerpt(said or _first_text(record.result), 160)
+    if (
+        purpose == "valid"
+        and code == ToolErrorCode.INVALID_INPUT
+        and declarative
+        and (_FORM_VALIDATION in refused)
+    ):
+        add(
+            ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
+            f"The browser's form validation refused call #{record.shown_number} of {shown} "
+            f"({given}): {refused}. The form's own HTML rules explain it (type=email or url, "
+            "minlength or maxlength, a date's min or max), which Chromium leaves out of the "
+            "schema it makes for agents, so they learn them only by being refused. Nothing to "
+            "fix on the page; toolparamdescription can say the rule.",
+            Severity.INFO,
+        )
+    elif purpose == "valid" and code == ToolErrorCode.INVALID_INPUT:
         add(
             ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
             f"{shown} rejected input that its inputSchema allows (call #{record.shown_number}: {given}; "

@@ -17,6 +17,7 @@ from ..session import WebMCPSession
 from . import ids
 from .behaviour import BEHAVIOUR_CHECKS, Purpose, answered_normally, check_call
 from .findings import Collector, Finding, excerpt
+from .forms import with_html_rules
 from .inputs import invalid_input, valid_input
 from .metadata import frame_of
 from .options import CheckOptions
@@ -201,8 +202,11 @@ class Exerciser:
         col = self.col
         schema = tool.input_schema
         rejects = ids.BEHAVIOUR_REJECTS_INVALID_INPUT
+        if tool.declarative:  # what the form's HTML also asks, which the browser's schema omits
+            form = (await self.visit.read_forms([tool]))[0]
+            schema = with_html_rules(schema, form)
         args = await asyncio.to_thread(valid_input, schema, budget=1.0)
-        bad = await asyncio.to_thread(invalid_input, schema, budget=1.0)
+        bad = await asyncio.to_thread(invalid_input, tool.input_schema, budget=1.0)
         if args is None:
             col.skip(
                 ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
@@ -260,6 +264,8 @@ class Exerciser:
         if await bounded(session.wait_for_tool(tool.name, timeout=min(limit, 5)), 6) is None:
             return None
         where = await self._frame_of_call(session, tool)
+        if tool.declarative:
+            await visit.reset_form(tool)
         before = visit.navigations
         errors = visit.call_begins(tool.name)
         try:

@@ -302,3 +302,20 @@ def test_demo_json_prints_its_url_as_one_document() -> None:
         _, err = demo.communicate(timeout=30)
     assert demo.returncode == EXIT_OK
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "why"),
+    [
+        ("get_item", '{"id": 7}', ""),  # its own {content, isError: true}: fastapi-webmcp's way
+        ("book_table", '{"party_size": 30, "date": "soon"}', "validation errors"),  # the bistro's
+    ],
+)
+def test_call_says_failed_for_an_answer_that_is_a_refusal(
+    pages_url: str, tool: str, args: str, why: str
+) -> None:
+    ran = harness("call", f"{pages_url}/truth/refusals.html", tool, args)
+    assert ran.code == EXIT_OK, ran.err
+    assert f"{tool}: failed" in ran.err
+    assert why in ran.err
+    assert f"{tool}: ok" not in ran.err

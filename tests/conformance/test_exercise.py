@@ -105,3 +105,11 @@ def test_a_sign_up_form_and_a_support_chat_are_not_warned_of_user_content(
 ) -> None:
     found = findings(report, "signup-and-chat.html")
     assert [f for f in found if f[2] != "info"] == [], said(report, "signup-and-chat.html")
+
+
+def test_answers_that_are_refusals_are_flagged(report: CheckReport) -> None:
+    found = {(check, tool) for check, tool, _ in findings(report, "refusals.html")}
+    assert found == {
+        ("behaviour.failure-flagged", "book_table"),
+        ("behaviour.error-coded", "get_item"),
+    }, said(report, "refusals.html")

@@ -11,7 +11,7 @@ import click
 from rich.console import Group
 from rich.text import Text
 
-from ..core.results import ToolErrorCode, tool_error, tool_error_code
+from ..core.results import ToolErrorCode, code_of, tool_error
 from ..core.text import dumps
 from ..core.urls import split_url
 from .common import (
@@ -242,9 +242,15 @@ def call(
 
 
 def print_result(tool: str, result: dict[str, Any], record: dict[str, Any]) -> None:
-    """`call`'s output: the code and time on stderr, the content as text on stdout."""
-    code = tool_error_code(result)
+    """`call`'s output: the code and time on stderr, the content as text on stdout. An answer
+    that is a refusal says failed there (the result itself stays as the page gave it)."""
+    from ..conformance.behaviour import reads_as_failure
+
+    code = code_of(result)
+    why = None if code else reads_as_failure(result)
     status = f"[red]{code.value}[/]" if code else "[green]ok[/]"
+    if why is not None:
+        status = f"[red]failed[/] ({markup(why)}, though not marked isError)"
     timings = record.get("timings")
     ms = timings.get("totalMs", 0) if isinstance(timings, dict) else 0
     err.print(f"{markup(tool)}: {status} in {ms if isinstance(ms, (int, float)) else 0:.0f} ms")

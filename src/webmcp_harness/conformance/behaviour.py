@@ -224,10 +224,12 @@ def reads_as_failure(output: Any) -> str | None:
     if isinstance(value, list) and value:
         items = value[:50]
         if all(
-            isinstance(item, dict) and "message" in item and ("path" in item or "code" in item)
+            isinstance(item, dict)
+            and "message" in item
+            and ("path" in item or "code" in item or "field" in item)
             for item in items
         ):
-            return "it is a list of validation errors (message and path)"
+            return "it is a list of validation errors (a message and a path or field each)"
     return None
 
 
@@ -368,15 +370,15 @@ def check_call(
             "needs_user, unavailable, failed, ...) or throw an error whose code is one of them, "
             "so agents know what to do next.",
         )
-    if report.status == "Completed" and code is None:
-        why = reads_as_failure(report.output)
-        if why is not None:
-            add(
-                ids.BEHAVIOUR_FAILURE_FLAGGED,
-                f"{shown} answered call #{record.shown_number} with what reads as a failure ({why}), but "
-                "not as an error, so an agent takes it for success. Return "
-                "{content: [...], isError: true} with Error [code]: text, or throw.",
-            )
+    completed = report.status == "Completed" and code is None
+    why = reads_as_failure(report.output) if completed else None
+    if why is not None:
+        add(
+            ids.BEHAVIOUR_FAILURE_FLAGGED,
+            f"{shown} answered call #{record.shown_number} with what reads as a failure ({why}), but "
+            "not as an error, so an agent takes it for success. Return "
+            "{content: [...], isError: true} with Error [code]: text, or throw.",
+        )
     if declarative and report.status == "Completed" and normalise_output(report.output) == []:
         add(
             ids.BEHAVIOUR_FORM_RESULT_DATA,
@@ -424,7 +426,8 @@ def check_call(
             "the input itself was the problem, say so in the schema.",
             Severity.INFO,
         )
-    if purpose == "invalid" and code is None and report.status == "Completed":
+    # (A refusal not marked as one is failure-flagged's, not an input accepted.)
+    if purpose == "invalid" and code is None and report.status == "Completed" and why is None:
         add(
             ids.BEHAVIOUR_REJECTS_INVALID_INPUT,
             f"{shown} accepted input its inputSchema forbids ({kind}: call #{record.shown_number}, "

@@ -319,3 +319,17 @@ def test_call_says_failed_for_an_answer_that_is_a_refusal(
     assert f"{tool}: failed" in ran.err
     assert why in ran.err
     assert f"{tool}: ok" not in ran.err
+
+
+@pytest.mark.parametrize(
+    ("page", "said"),
+    [
+        ("navigator-only.html", "registers on navigator.modelContext, which this browser does not"),
+        ("failed-shim.html", "/truth/vendor/webmcp-shim.js did not run (HTTP 404)"),
+    ],
+)
+def test_tools_says_exactly_why_a_page_has_none(pages_url: str, page: str, said: str) -> None:
+    ran = harness("tools", f"{pages_url}/truth/{page}", "--settle", "0.2", columns=400)
+    assert ran.code == EXIT_OK, ran.err
+    assert "0 tools" in ran.err
+    assert said in ran.err

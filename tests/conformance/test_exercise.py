@@ -113,3 +113,18 @@ def test_answers_that_are_refusals_are_flagged(report: CheckReport) -> None:
         ("behaviour.failure-flagged", "book_table"),
         ("behaviour.error-coded", "get_item"),
     }, said(report, "refusals.html")
+
+
+def test_a_page_written_for_navigator_model_context_is_told_so(report: CheckReport) -> None:
+    found = [f for f in report.findings if f.page == url_of(report, "navigator-only.html")]
+    assert [f.check for f in found] == ["discovery.tools-found"], said(report, "navigator-only")
+    assert "registers on navigator.modelContext, which this browser does not have" in (
+        found[0].message
+    )
+    assert "document.modelContext" in found[0].message
+
+
+def test_a_webmcp_script_that_failed_to_load_is_named(report: CheckReport) -> None:
+    found = [f for f in report.findings if f.page == url_of(report, "failed-shim.html")]
+    assert [f.check for f in found] == ["discovery.tools-found"], said(report, "failed-shim")
+    assert "/truth/vendor/webmcp-shim.js did not run (HTTP 404)" in found[0].message

@@ -70,16 +70,22 @@ def tools(url: str, as_json: bool, settle: float | None, **kwargs: Any) -> None:
     options = options_from(kwargs)
     check_url(url)
 
-    async def body() -> tuple[list[dict[str, Any]], str]:
-        async with open_page(url, options) as session:
-            return [t.to_dict() for t in await session.tools(settle=settle)], session.page.url
+    async def body() -> tuple[list[dict[str, Any]], str, list[str]]:
+        from ..session.probe import why_no_tools
 
-    found, main_url = run(body())
+        async with open_page(url, options) as session:
+            found = [t.to_dict() for t in await session.tools(settle=settle)]
+            hints = [] if found or as_json else (await why_no_tools(session.page)).hints()
+            return found, session.page.url, hints
+
+    found, main_url, hints = run(body())
     if as_json:
         print_json(found)
         return
     if not found:
         err.print(f"0 tools at {markup(url)}.", soft_wrap=True)
+        for hint in hints:  # what the page's own scripts say: exactly why
+            err.print(f"{hint[:1].upper()}{hint[1:]}.", soft_wrap=True, markup=False)
         err.print(NO_TOOLS_HINT, soft_wrap=True, markup=False)
         return
     out.print(tools_table(found, main_url, title=f"{len(found)} tools at {url}"))

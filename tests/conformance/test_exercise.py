@@ -128,3 +128,12 @@ def test_a_webmcp_script_that_failed_to_load_is_named(report: CheckReport) -> No
     found = [f for f in report.findings if f.page == url_of(report, "failed-shim.html")]
     assert [f.check for f in found] == ["discovery.tools-found"], said(report, "failed-shim")
     assert "/truth/vendor/webmcp-shim.js did not run (HTTP 404)" in found[0].message
+
+
+def test_removed_webmcp_apis_are_named_in_the_result_and_the_findings(
+    report: CheckReport,
+) -> None:
+    found = {f.check: f.message for f in report.findings if f.page == url_of(report, "removed-")}
+    assert "client.requestUserInteraction was removed" in found["behaviour.accepts-valid-input"]
+    results = [r.result for r in report.records if r.tool == "place_order"]
+    assert "Hint: client.requestUserInteraction was removed" in str(results[0])

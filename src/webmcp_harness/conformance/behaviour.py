@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from ..core.coding import code_report, normalise_output
+from ..core.coding import code_report, normalise_output, removed_api
 from ..core.errors import ToolErrorCode
 from ..core.records import CallRecord, Tool
 from ..core.results import is_error_text, tool_error_code
@@ -410,6 +410,12 @@ def check_call(
             f"it said {excerpt(said or _first_text(record.result), 120)}). Make the schema say what the tool really accepts "
             "(enum, pattern, examples), or answer a value that is well-formed but unknown with "
             "another code (failed, unavailable).",
+        )
+    elif purpose == "valid" and bug is not None and (removed := removed_api(said)) is not None:
+        add(
+            ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
+            f"{shown} uses a WebMCP API this browser does not have (call #{record.shown_number}: "
+            f"it threw {excerpt(said, 160)}): {removed}.",
         )
     elif purpose == "valid" and bug is not None:
         add(

@@ -359,3 +359,34 @@ def test_a_source_that_cannot_tell_where_a_tool_was_registered_gives_no_location
     [tool] = one_json_document(ran.out)  # type: ignore[misc]
     assert tool["name"] == "get_stock"
     assert "location" not in tool
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "why"),
+    [
+        ("get_item", '{"id": 7}', ""),  # its own {content, isError: true}: fastapi-webmcp's way
+        ("book_table", '{"party_size": 30, "date": "soon"}', "validation errors"),  # the bistro's
+    ],
+)
+def test_call_says_failed_for_an_answer_that_is_a_refusal(
+    pages_url: str, tool: str, args: str, why: str
+) -> None:
+    ran = harness("call", f"{pages_url}/truth/refusals.html", tool, args)
+    assert ran.code == EXIT_OK, ran.err
+    assert f"{tool}: failed" in ran.err
+    assert why in ran.err
+    assert f"{tool}: ok" not in ran.err
+
+
+@pytest.mark.parametrize(
+    ("page", "said"),
+    [
+        ("navigator-only.html", "registers on navigator.modelContext, which this browser does not"),
+        ("failed-shim.html", "/truth/vendor/webmcp-shim.js did not run (HTTP 404)"),
+    ],
+)
+def test_tools_says_exactly_why_a_page_has_none(pages_url: str, page: str, said: str) -> None:
+    ran = harness("tools", f"{pages_url}/truth/{page}", "--settle", "0.2", columns=400)
+    assert ran.code == EXIT_OK, ran.err
+    assert "0 tools" in ran.err
+    assert said in ran.err

@@ -312,3 +312,30 @@ def test_generated_calls_on_a_real_page_give_exactly_the_expected_findings(
         findings += check_call(session.records[-1], found_tool, page=tab.url, purpose="invalid")
     assert checks_of(findings) == EXPECTED[name]
     session.close()
+
+
+def test_a_listed_tool_that_a_call_could_not_reach_is_an_error() -> None:
+    gone = record(
+        tool_error("unavailable", 'No tool "search" in frame "x". Tools here: search'),
+        code="unavailable",
+        status=None,
+    )
+    found = check_call(gone, tool(), page=PAGE, purpose="valid")
+    assert [(f.check, f.severity) for f in found] == [("behaviour.answers", Severity.ERROR)]
+    assert "could not reach it" in found[0].message
+    said_so = record(tool_error("unavailable", "The shop is closed."), code="unavailable")
+    assert check_call(said_so, tool(), page=PAGE, purpose="valid") == []
+
+
+def test_a_refusal_by_a_forms_html_rules_is_only_info() -> None:
+    refused = record(
+        tool_error("invalid_input", "Form validation failed: email: Please include an '@'."),
+        code="invalid_input",
+        status="Error",
+        exception={"message": "Form validation failed: email: Please include an '@'."},
+    )
+    found = check_call(refused, tool(True), page=PAGE, purpose="valid")
+    assert [(f.check, f.severity) for f in found] == [
+        ("behaviour.accepts-valid-input", Severity.INFO)
+    ]
+    assert "HTML rules" in found[0].message

@@ -409,3 +409,34 @@ def test_the_browsers_form_issues_are_findings_once_each_without_the_duplicate()
     ]
     assert '<form toolname="find_hotels">' in found[0].message
     assert "no name" in found[1].message
+
+
+def test_valid_form_input_also_meets_the_html_rules_the_browser_leaves_out() -> None:
+    from webmcp_harness.conformance.forms import with_html_rules
+    from webmcp_harness.conformance.inputs import valid_input
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "email": {"type": "string"},
+            "note": {"type": "string"},
+            "day": {"type": "string", "format": "date"},
+            "code": {"type": "string", "pattern": "[0-9]{3}"},
+        },
+        "required": ["email", "note", "day", "code"],
+    }
+    form = {
+        "controls": [
+            {"tag": "input", "type": "email", "name": "email", "rules": {}},
+            {"tag": "textarea", "type": "textarea", "name": "note", "rules": {"minlength": "12"}},
+            {"tag": "input", "type": "date", "name": "day", "rules": {"min": "2030-01-01"}},
+            {"tag": "input", "type": "text", "name": "code", "rules": {"pattern": "[0-9]{3}"}},
+        ]
+    }
+    made = valid_input(with_html_rules(schema, form))
+    assert made is not None
+    assert "@" in made["email"]
+    assert len(made["note"]) >= 12
+    assert made["day"] == "2030-01-01"
+    assert len(made["code"]) == 3
+    assert schema["properties"]["email"] == {"type": "string"}  # the tool's own is untouched

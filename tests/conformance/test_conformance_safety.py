@@ -323,3 +323,18 @@ def test_injection_in_an_enum_value_is_found() -> None:
     found = check_tool_safety(tool(schema=schema), page=PAGE)
     assert checks_of(found) == ["injection.metadata"]
     assert "inputSchema/properties/order/enum/1" in found[0].message
+
+
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("support_chat", "Chat with our support team about an order."),
+        ("newsletter", "Be on our mailing list with your email address."),
+        ("product_reviews", "Reviews for one product"),
+    ],
+)
+def test_a_hint_of_user_content_in_a_word_or_the_description_is_only_info(
+    name: str, description: str
+) -> None:
+    found = check_tool_safety(tool(name, description), page=PAGE)
+    assert [(f.check, f.severity) for f in found] == [("safety.untrusted-content", Severity.INFO)]

@@ -11,7 +11,7 @@ import click
 from rich.console import Group
 from rich.text import Text
 
-from ..core.results import ToolErrorCode, tool_error, tool_error_code
+from ..core.results import ToolErrorCode, code_of, tool_error
 from ..core.text import dumps
 from ..core.urls import split_url
 from .common import (
@@ -71,16 +71,22 @@ def tools(url: str, as_json: bool, settle: float | None, **kwargs: Any) -> None:
     options = options_from(kwargs)
     check_url(url)
 
-    async def body() -> tuple[list[dict[str, Any]], str]:
-        async with open_page(url, options) as session:
-            return [t.to_dict() for t in await session.tools(settle=settle)], session.page.url
+    async def body() -> tuple[list[dict[str, Any]], str, list[str]]:
+        from ..session.probe import why_no_tools
 
-    found, main_url = run(body())
+        async with open_page(url, options) as session:
+            found = [t.to_dict() for t in await session.tools(settle=settle)]
+            hints = [] if found or as_json else (await why_no_tools(session.page)).hints()
+            return found, session.page.url, hints
+
+    found, main_url, hints = run(body())
     if as_json:
         print_json(found)
         return
     if not found:
         err.print(f"0 tools at {markup(url)}.", soft_wrap=True)
+        for hint in hints:  # what the page's own scripts say: exactly why
+            err.print(f"{hint[:1].upper()}{hint[1:]}.", soft_wrap=True, markup=False)
         err.print(NO_TOOLS_HINT, soft_wrap=True, markup=False)
         return
     out.print(tools_table(found, main_url, title=f"{len(found)} tools at {url}"))
@@ -243,9 +249,15 @@ def call(
 
 
 def print_result(tool: str, result: dict[str, Any], record: dict[str, Any]) -> None:
-    """`call`'s output: the code and time on stderr, the content as text on stdout."""
-    code = tool_error_code(result)
+    """`call`'s output: the code and time on stderr, the content as text on stdout. An answer
+    that is a refusal says failed there (the result itself stays as the page gave it)."""
+    from ..conformance.behaviour import reads_as_failure
+
+    code = code_of(result)
+    why = None if code else reads_as_failure(result)
     status = f"[red]{code.value}[/]" if code else "[green]ok[/]"
+    if why is not None:
+        status = f"[red]failed[/] ({markup(why)}, though not marked isError)"
     timings = record.get("timings")
     ms = timings.get("totalMs", 0) if isinstance(timings, dict) else 0
     err.print(f"{markup(tool)}: {status} in {ms if isinstance(ms, (int, float)) else 0:.0f} ms")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from ..core.coding import code_report, normalise_output
+from ..core.coding import code_report, normalise_output, removed_api
 from ..core.errors import ToolErrorCode
 from ..core.records import CallRecord, Tool
 from ..core.results import is_error_text, tool_error_code
@@ -58,6 +58,7 @@ _UNSERIALISABLE = (
     "cyclic object",
     "Converting circular",
 )
+_FORM_VALIDATION = "Form validation failed"  # Chromium's refusal by a form's HTML rules
 _FAILURE_STATUS = frozenset({"error", "failed", "failure", "fail", "invalid"})
 
 
@@ -223,10 +224,12 @@ def reads_as_failure(output: Any) -> str | None:
     if isinstance(value, list) and value:
         items = value[:50]
         if all(
-            isinstance(item, dict) and "message" in item and ("path" in item or "code" in item)
+            isinstance(item, dict)
+            and "message" in item
+            and ("path" in item or "code" in item or "field" in item)
             for item in items
         ):
-            return "it is a list of validation errors (message and path)"
+            return "it is a list of validation errors (a message and a path or field each)"
     return None
 
 
@@ -324,6 +327,14 @@ def check_call(
             "error rather than never.",
         )
         return done()
+    if code == ToolErrorCode.UNAVAILABLE and not report.status:
+        add(
+            ids.BEHAVIOUR_ANSWERS,
+            f"{shown} was listed, but call #{record.shown_number} could not reach it "
+            f"({excerpt(_first_text(record.result), 160)}). An agent that sees a tool must be "
+            "able to call it: keep a listed tool registered in the frame it was listed in.",
+        )
+        return done()
     if not declarative and events & _LEFT_PAGE:
         add(
             ids.BEHAVIOUR_NO_NAVIGATION,
@@ -359,15 +370,15 @@ def check_call(
             "needs_user, unavailable, failed, ...) or throw an error whose code is one of them, "
             "so agents know what to do next.",
         )
-    if report.status == "Completed" and code is None:
-        why = reads_as_failure(report.output)
-        if why is not None:
-            add(
-                ids.BEHAVIOUR_FAILURE_FLAGGED,
-                f"{shown} answered call #{record.shown_number} with what reads as a failure ({why}), but "
-                "not as an error, so an agent takes it for success. Return "
-                "{content: [...], isError: true} with Error [code]: text, or throw.",
-            )
+    completed = report.status == "Completed" and code is None
+    why = reads_as_failure(report.output) if completed else None
+    if why is not None:
+        add(
+            ids.BEHAVIOUR_FAILURE_FLAGGED,
+            f"{shown} answered call #{record.shown_number} with what reads as a failure ({why}), but "
+            "not as an error, so an agent takes it for success. Return "
+            "{content: [...], isError: true} with Error [code]: text, or throw.",
+        )
     if declarative and report.status == "Completed" and normalise_output(report.output) == []:
         add(
             ids.BEHAVIOUR_FORM_RESULT_DATA,
@@ -376,13 +387,35 @@ def check_call(
             'next page as <script type="application/ld+json">, or answer with '
             "event.respondWith().",
         )
-    if purpose == "valid" and code == ToolErrorCode.INVALID_INPUT:
+    refused = excerpt(said or _first_text(record.result), 160)
+    if (
+        purpose == "valid"
+        and code == ToolErrorCode.INVALID_INPUT
+        and declarative
+        and (_FORM_VALIDATION in refused)
+    ):
+        add(
+            ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
+            f"The browser's form validation refused call #{record.shown_number} of {shown} "
+            f"({given}): {refused}. The form's own HTML rules explain it (type=email or url, "
+            "minlength or maxlength, a date's min or max), which Chromium leaves out of the "
+            "schema it makes for agents, so they learn them only by being refused. Nothing to "
+            "fix on the page; toolparamdescription can say the rule.",
+            Severity.INFO,
+        )
+    elif purpose == "valid" and code == ToolErrorCode.INVALID_INPUT:
         add(
             ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
             f"{shown} rejected input that its inputSchema allows (call #{record.shown_number}: {given}; "
             f"it said {excerpt(said or _first_text(record.result), 120)}). Make the schema say what the tool really accepts "
             "(enum, pattern, examples), or answer a value that is well-formed but unknown with "
             "another code (failed, unavailable).",
+        )
+    elif purpose == "valid" and bug is not None and (removed := removed_api(said)) is not None:
+        add(
+            ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
+            f"{shown} uses a WebMCP API this browser does not have (call #{record.shown_number}: "
+            f"it threw {excerpt(said, 160)}): {removed}.",
         )
     elif purpose == "valid" and bug is not None:
         add(
@@ -399,7 +432,8 @@ def check_call(
             "the input itself was the problem, say so in the schema.",
             Severity.INFO,
         )
-    if purpose == "invalid" and code is None and report.status == "Completed":
+    # (A refusal not marked as one is failure-flagged's, not an input accepted.)
+    if purpose == "invalid" and code is None and report.status == "Completed" and why is None:
         add(
             ids.BEHAVIOUR_REJECTS_INVALID_INPUT,
             f"{shown} accepted input its inputSchema forbids ({kind}: call #{record.shown_number}, "

@@ -11,11 +11,13 @@ from typing import Any
 from ..core.errors import ToolErrorCode
 from ..core.records import CallRecord, Tool
 from ..core.schema import validate_args
+from ..core.urls import defrag_url
 from ..core.waits import bounded
 from ..session import WebMCPSession
 from . import ids
 from .behaviour import BEHAVIOUR_CHECKS, Purpose, answered_normally, check_call
 from .findings import Collector, Finding, excerpt
+from .forms import with_html_rules
 from .inputs import invalid_input, valid_input
 from .metadata import frame_of
 from .options import CheckOptions
@@ -200,8 +202,11 @@ class Exerciser:
         col = self.col
         schema = tool.input_schema
         rejects = ids.BEHAVIOUR_REJECTS_INVALID_INPUT
+        if tool.declarative:  # what the form's HTML also asks, which the browser's schema omits
+            form = (await self.visit.read_forms([tool]))[0]
+            schema = with_html_rules(schema, form)
         args = await asyncio.to_thread(valid_input, schema, budget=1.0)
-        bad = await asyncio.to_thread(invalid_input, schema, budget=1.0)
+        bad = await asyncio.to_thread(invalid_input, tool.input_schema, budget=1.0)
         if args is None:
             col.skip(
                 ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
@@ -255,10 +260,12 @@ class Exerciser:
         session = visit.session
         if session is None:
             raise PageGone("the page is gone")
-        where = None if frame_of(tool, visit.url) is None else tool.frame_url
         limit = self.options.timeout
         if await bounded(session.wait_for_tool(tool.name, timeout=min(limit, 5)), 6) is None:
             return None
+        where = await self._frame_of_call(session, tool)
+        if tool.declarative:
+            await visit.reset_form(tool)
         before = visit.navigations
         errors = visit.call_begins(tool.name)
         try:
@@ -285,6 +292,19 @@ class Exerciser:
                 visit.add_link(landed)  # a form's result page: the crawl goes there too
         self._last_call = (tool, record)
         return record
+
+    async def _frame_of_call(self, session: WebMCPSession, tool: Tool) -> str | None:
+        """The id of the frame to call tool in (None: the page itself). Frames are matched by
+        id; a frame that was opened again since (a reload) is found by its URL, fragment aside."""
+        if session.is_main_frame(tool) or frame_of(tool, self.visit.url) is None:
+            return None
+        listed = await bounded(session.tools(settle=0), self.options.look_timeout) or []
+        same = [t for t in listed if t.name == tool.name]
+        if any(t.frame_id == tool.frame_id for t in same):
+            return tool.frame_id
+        bare = defrag_url(tool.frame_url)[0]
+        again = next((t for t in same if defrag_url(t.frame_url)[0] == bare), None)
+        return again.frame_id if again is not None else tool.frame_id
 
     async def _late_answer(self, session: WebMCPSession, record: CallRecord) -> None:
         """For a call whose tool was removed mid-call (a re-render that registers it again):

@@ -33,6 +33,7 @@ __all__ = [
     "check_browser_form_issues",
     "check_form",
     "schema_controls",
+    "with_html_rules",
 ]
 
 FORM_CHECKS = (
@@ -109,6 +110,8 @@ EXTRACT_FORM_JS = """(form) => {
       value: tag === "input" && (type === "radio" || type === "checkbox") ? cut(el.value) : null,
       multiple: !!el.multiple,
       options,
+      rules: Object.fromEntries(["minlength", "maxlength", "min", "max", "pattern"]
+        .filter((a) => el.hasAttribute(a)).map((a) => [a, cut(el.getAttribute(a))])),
     });
   }
   return {
@@ -161,6 +164,7 @@ class FormControl(TypedDict, total=False):
     value: str | None
     multiple: bool
     options: list[FormOption] | None
+    rules: dict[str, str]  # the HTML constraint attributes it has: minlength, max, pattern...
 
 
 class FormDescription(TypedDict, total=False):
@@ -540,3 +544,40 @@ def check_browser_form_issues(
     if out is not None:
         out.extend(col)
     return col.findings
+
+
+# What Chromium 156's synthesised schema leaves out of a control's HTML rules (measured: it keeps
+# `required`, `pattern` verbatim, numbers' min/max/step and date's `format`).
+_TYPE_FORMATS = {"email": "email", "url": "uri"}
+_LENGTHS = {"minlength": "minLength", "maxlength": "maxLength"}
+_DATES = frozenset({"date", "time", "datetime-local", "month", "week"})
+
+
+def with_html_rules(schema: Any, form: Mapping[str, Any] | None) -> Any:
+    """schema with the rules of form's controls that the browser's synthesised schema leaves
+    out (an email or URL's format, text lengths, a date's min and max, a pattern anchored as
+    HTML anchors it): what a value must also meet for the browser's form validation to take it.
+    For making valid input only; schema itself is not changed."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict) or not form:
+        return schema
+    props = dict(schema["properties"])
+    for control in form.get("controls") or []:
+        name, sub = control.get("name"), props.get(control.get("name") or "")
+        if not isinstance(sub, dict) or sub.get("type") != "string":
+            continue
+        sub = dict(sub)
+        rules = control.get("rules") or {}
+        kind = str(control.get("type") or "")
+        if kind in _TYPE_FORMATS and "format" not in sub:
+            sub["format"] = _TYPE_FORMATS[kind]
+        for attr, keyword in _LENGTHS.items():
+            if str(rules.get(attr, "")).isdigit() and keyword not in sub:
+                sub[keyword] = int(rules[attr])
+        pattern = rules.get("pattern")
+        if isinstance(pattern, str) and sub.get("pattern") == pattern:
+            sub["pattern"] = f"^(?:{pattern})$"
+        bound = rules.get("min") or rules.get("max")
+        if bound and "enum" not in sub and kind in _DATES:
+            sub["enum"] = [bound]  # the bound itself is allowed
+        props[str(name)] = sub
+    return {**schema, "properties": props}

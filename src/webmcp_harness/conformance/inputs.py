@@ -560,7 +560,8 @@ def valid_input(
     """A JSON object the schema accepts (required keys; all keys with optional=True), or None.
 
     None when the schema is not a valid JSON Schema, accepts no object, or nothing was found
-    within budget seconds. A tool without an inputSchema takes {}.
+    within budget seconds. A tool without an inputSchema, or with one that accepts any value
+    (``{}``), takes {}.
     """
     if schema is None:
         return {}
@@ -570,17 +571,18 @@ def valid_input(
     deadline = time.monotonic() + budget
     for attempt in range(_ATTEMPTS):
         if time.monotonic() > deadline:
-            return None
+            break
         generator = _Generator(schema, seed * 1_000 + attempt, deadline, optional)
         try:
             value = generator.value(schema)
         except (_GiveUp, RecursionError):
             if time.monotonic() > deadline:
-                return None
+                break
             continue
         if isinstance(value, dict) and _is_valid(validator, value):
             return value
-    return None
+    # A schema that says nothing of objects ({}, say: React hooks register it) takes {}.
+    return {} if _is_valid(validator, {}) else None
 
 
 # --- invalid input ------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from jsonschema.exceptions import best_match
 
 from ..core.records import Tool
 from ..core.schema import schema_hazard
+from ..core.urls import defrag_url
 from . import ids
 from .findings import Collector, Finding, Severity, excerpt
 
@@ -121,8 +122,9 @@ _SCHEMA_KEYWORDS = frozenset(
 
 
 def frame_of(tool: Tool, page: str) -> str | None:
-    """The frame to name in a finding: the tool's frame URL, or None for the page itself."""
-    if tool.frame_url and tool.frame_url != page:
+    """The frame to name in a finding: the tool's frame URL, or None for the page itself (its
+    fragment aside: a page may rewrite it as it runs)."""
+    if tool.frame_url and defrag_url(tool.frame_url)[0] != defrag_url(page)[0]:
         return tool.frame_url
     return None
 
@@ -317,7 +319,17 @@ def _meta_problem(text: str) -> str | None:
 
 def _check_schema_shape(schema: dict[str, Any], add: Callable[..., None]) -> None:
     kind = schema.get("type")
-    if kind != "object":
+    if not schema:
+        # {} is a JSON Schema that accepts anything, which is all the spec asks of inputSchema
+        # (React hooks register it for tools without input): said, not held against the page.
+        add(
+            ids.METADATA_SCHEMA_OBJECT,
+            "inputSchema is {}, which accepts any value; the tool is called with {}. If it takes "
+            'no input, {"type": "object", "properties": {}} says so to MCP clients that require '
+            "an object schema.",
+            severity=Severity.INFO,
+        )
+    elif kind != "object":
         shown = "no type" if kind is None else f'"type": {excerpt(str(kind), 40)}'
         add(
             ids.METADATA_SCHEMA_OBJECT,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..core.records import CallRecord
 from ..core.urls import origin_of, split_origin
 from ..core.waits import cancelled_from_outside
+from ..session.probe import why_no_tools
 from . import ids
 from .exercise import Exerciser
 from .findings import Collector, Finding, excerpt
@@ -183,6 +184,10 @@ class PageCheck:
             )
             return
         tools = result.tools = listed
+        hints = []  # what the page's scripts say of why it has none (navigator-only, a 404)
+        if not tools and visit.page is not None:
+            hints = (await why_no_tools(visit.page, timeout=options.look_timeout)).hints()
+        said = "".join(f" Also, {h}." for h in hints)
         if not probe.secure:
             col.add(
                 ids.DISCOVERY_SECURE_CONTEXT,
@@ -196,14 +201,14 @@ class PageCheck:
                     ids.DISCOVERY_MODEL_CONTEXT,
                     "This browser has no WebMCP (no ModelContext interface: the WebMCP feature "
                     "flag is off), so the page cannot register tools. Run Chromium 146+ with "
-                    "--enable-features=WebMCP, or load a polyfill before your tool scripts.",
+                    "--enable-features=WebMCP, or load a polyfill before your tool scripts." + said,
                 )
             elif probe.secure:
                 col.add(
                     ids.DISCOVERY_MODEL_CONTEXT,
                     "document.modelContext is not there, so the page cannot register tools. Use a "
                     "browser with WebMCP (Chromium 146+ with the WebMCP feature), or load a "
-                    "polyfill before your tool scripts; make sure no script hides it.",
+                    "polyfill before your tool scripts; make sure no script hides it." + said,
                 )
             else:
                 col.skip(ids.DISCOVERY_MODEL_CONTEXT, "not a secure context")
@@ -211,13 +216,14 @@ class PageCheck:
                 col.skip(check_id, "no document.modelContext")
             return
         crashed = [e for e in visit.errors if e.during is None]
-        why_none = None
+        whys = list(hints)
         if crashed:
             first = crashed[0]
-            why_none = (
+            whys.append(
                 f"its script threw while loading ({excerpt(f'{first.name}: {first.message}', 120)})"
                 ", which may have stopped it before it registered them"
             )
+        why_none = "; ".join(whys) or None
         check_discovery(
             tools,
             page=visit.url,

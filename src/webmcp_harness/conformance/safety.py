@@ -38,6 +38,7 @@ __all__ = [
     "is_read_only",
     "is_untrusted",
     "runs_code",
+    "user_content_cue",
     "user_content_word",
 ]
 
@@ -465,18 +466,28 @@ def consequential_word(tool: Tool) -> tuple[str, bool] | None:
 
 def user_content_word(tool: Tool) -> str | None:
     """The word that says a tool returns content other people wrote, or None."""
+    cue = user_content_cue(tool)
+    return cue[0] if cue is not None else None
+
+
+def user_content_cue(tool: Tool) -> tuple[str, bool] | None:
+    """The word that says a tool returns content other people wrote, and whether the tool
+    surely returns it (a script's tool whose name reads it, get_reviews, or a read-only one
+    named for it); None if nothing says so. A word alone (a support_chat, a sign-up form's
+    "email") or only the description says less: the tool may take such content, not return it."""
     words = _tokens(tool.name)
     description = tool.description if isinstance(tool.description, str) else ""
     if words and not is_read_only(tool) and _front_verb(words) is not None:
         return None  # post_comment, send_message: it writes user content, not returns it
-    for word in words[1:] if words and words[0] in READ_VERBS else words:
+    reads = bool(words) and words[0] in READ_VERBS
+    for word in words[1:] if reads else words:
         if word in USER_CONTENT_NOUNS:
-            return word
+            return word, (reads or is_read_only(tool)) and not tool.declarative
     phrase = _USER_CONTENT_PHRASE.search(description[:5_000])
     if phrase:
-        return phrase.group(0)
+        return phrase.group(0), False
     returned = _RETURNS.search(description[:1_000])
-    return returned.group(1).lower() if returned else None
+    return (returned.group(1).lower(), False) if returned else None
 
 
 # --- the checks -------------------------------------------------------------------------------
@@ -544,17 +555,18 @@ def check_tool_safety(tool: Tool, *, page: str, out: Collector | None = None) ->
             frame=frame,
             detail={"hidden": [{"where": w, "chars": c[:20]} for w, c, _ in hidden[:20]]},
         )
-    if not is_untrusted(tool):
-        word = user_content_word(tool)
-        if word:
-            col.add(
-                ids.SAFETY_UNTRUSTED_CONTENT,
-                f"The tool seems to return content other people wrote ({excerpt(word, 40)}) but "
-                "is not marked untrustedContentHint. Set annotations: {untrustedContentHint: "
-                "true} so agents treat its output as data, not instructions.",
-                tool=name,
-                frame=frame,
-            )
+    cue = None if is_untrusted(tool) else user_content_cue(tool)
+    if cue is not None:
+        word, sure = cue
+        col.add(
+            ids.SAFETY_UNTRUSTED_CONTENT,
+            f"The tool seems to return content other people wrote ({excerpt(word, 40)}) but "
+            "is not marked untrustedContentHint. If it does, set annotations: "
+            "{untrustedContentHint: true} so agents treat its output as data, not instructions.",
+            tool=name,
+            frame=frame,
+            severity=None if sure else Severity.INFO,
+        )
     if is_read_only(tool):
         acting = consequential_word(tool)
         if acting:

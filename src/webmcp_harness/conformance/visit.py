@@ -140,12 +140,20 @@ _STARTED_JS = """() => new Promise((resolve) => setTimeout(() => {
 }, 30))"""
 
 
-# Find a declarative form by its toolname in a frame, and describe it (EXTRACT_FORM_JS).
-_FIND_FORM_JS = (
-    "(name) => { const form = Array.prototype.find.call("
-    "document.querySelectorAll('form[toolname]'), (f) => f.getAttribute('toolname') === name);"
-    f" return form ? ({EXTRACT_FORM_JS})(form) : null; }}"
-)
+# Find a declarative form by its toolname in a frame, and run a function of it on it.
+def _on_found_form(function: str) -> str:
+    return (
+        "(name) => { const form = Array.prototype.find.call("
+        "document.querySelectorAll('form[toolname]'), (f) => f.getAttribute('toolname') === name);"
+        f" return form ? ({function})(form) : null; }}"
+    )
+
+
+_FIND_FORM_JS = _on_found_form(EXTRACT_FORM_JS)  # describe it
+# Put it back as the page made it: a call fills only the fields it is given.
+_RESET_FORM_JS = "(form) => { form.reset(); return true; }"
+_FIND_AND_RESET_FORM_JS = _on_found_form(_RESET_FORM_JS)
+_RESET_FORM_DECLARATION = f"function() {{ return ({_RESET_FORM_JS})(this); }}"
 
 
 # Forms that are not tools, and the page's cumulative layout shift (largest session window: gaps
@@ -698,20 +706,29 @@ class PageVisit:
         return read
 
     async def _describe_form(self, tool: Tool) -> dict[str, Any] | None:
+        found = await self._on_form(tool, FORM_FUNCTION_DECLARATION, _FIND_FORM_JS)
+        return found if isinstance(found, dict) else None
+
+    async def reset_form(self, tool: Tool) -> None:
+        """Put a declarative tool's form back as the page made it (`form.reset()`), so a call
+        does not submit the values an earlier call left in fields it does not name."""
+        await self._on_form(tool, _RESET_FORM_DECLARATION, _FIND_AND_RESET_FORM_JS)
+
+    async def _on_form(self, tool: Tool, declaration: str, find_js: str) -> Any:
+        """declaration run on tool's <form> (by its node; else find_js, found by toolname)."""
         session, page = self.session, self.page
         if session is None or page is None:
             return None
         if tool.backend_node_id is not None:
             found = await bounded(
-                session.backend.on_form(tool, FORM_FUNCTION_DECLARATION), self.options.look_timeout
+                session.backend.on_form(tool, declaration), self.options.look_timeout
             )
-            if isinstance(found, dict):
+            if found is not None:
                 return found
         frame = _frame_for(page, tool, session)
         if frame is None:
             return None
-        found = await bounded(frame.evaluate(_FIND_FORM_JS, tool.name), self.options.look_timeout)
-        return found if isinstance(found, dict) else None
+        return await bounded(frame.evaluate(find_js, tool.name), self.options.look_timeout)
 
     async def form_issues(self) -> list[dict[str, Any]]:
         """Chromium's own issues with the page's tool forms (Audits.enable replays them)."""

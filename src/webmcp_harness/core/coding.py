@@ -16,7 +16,7 @@ from .records import BrowserReport, CallReason
 from .results import ToolErrorCode, ToolResult, to_tool_result, tool_error, tool_error_code
 from .text import clip
 
-__all__ = ["code_refusal", "code_report", "normalise_output", "report_reason"]
+__all__ = ["code_refusal", "code_report", "normalise_output", "removed_api", "report_reason"]
 
 _CODES = {c.value for c in ToolErrorCode}
 _SHOWN = 2_000  # characters of an unreadable answer its coded result shows
@@ -134,6 +134,38 @@ _POLYFILL_PREFIX = (
 )
 
 
+# WebMCP surfaces a page may still use that Chromium no longer has (measured on Chromium 156:
+# execute gets {signal} only; the context has registerTool and getTools).
+_REMOVED_APIS = {
+    "requestUserInteraction": (
+        "client.requestUserInteraction was removed from WebMCP (execute is passed {signal} "
+        "only): ask the user in the page itself, or answer Error [needs_user]"
+    ),
+    "provideContext": (
+        "modelContext.provideContext was removed from WebMCP: register each tool with "
+        "document.modelContext.registerTool()"
+    ),
+    "clearContext": (
+        "modelContext.clearContext was removed from WebMCP: register each tool with a signal "
+        "and abort it to remove the tool"
+    ),
+    "unregisterTool": (
+        "modelContext.unregisterTool was removed from WebMCP: pass {signal} to registerTool and "
+        "abort it to remove the tool"
+    ),
+}
+_REMOVED_USE = re.compile(
+    r"\b(" + "|".join(_REMOVED_APIS) + r") is not a function"
+    r"|reading '(" + "|".join(_REMOVED_APIS) + r")'"
+)
+
+
+def removed_api(text: str) -> str | None:
+    """What to do instead, when text (a thrown error's) says the page used a removed WebMCP API."""
+    found = _REMOVED_USE.search(text[:2_000])
+    return _REMOVED_APIS[found.group(1) or found.group(2)] if found else None
+
+
 def _thrown(exc: dict[str, Any]) -> ToolResult:
     """A thrown value: its own code, an AbortError, or a plain failure."""
     code = exc.get("code")
@@ -153,6 +185,9 @@ def _thrown(exc: dict[str, Any]) -> ToolResult:
         return tool_error(coded, message)
     if name == "AbortError" or message.startswith("AbortError"):
         return tool_error(ToolErrorCode.CANCELLED, message or "The tool was aborted.")
+    removed = removed_api(message)
+    if removed is not None:  # the page's message, then the harness's hint
+        message = f"{message} (Hint: {removed}.)"
     return tool_error(ToolErrorCode.FAILED, message or "The tool threw without a message.")
 
 

@@ -8,6 +8,7 @@ from typing import Any, Final, Literal, cast, get_args
 
 from .errors import ToolErrorCode
 from .results import ToolResult
+from .urls import defrag_url
 
 __all__ = [
     "BACKEND_CHOICES",
@@ -138,12 +139,14 @@ class Tool:
 
     def in_frame(self, frame: str | None) -> bool:
         """Whether the tool is in the frame named by id, origin or URL (a part of it); any frame
-        when frame is None. The one rule for a call's or a script's ``frame``."""
+        when frame is None. The one rule for a call's or a script's ``frame``. A URL's fragment
+        never decides a frame: pages rewrite it (``#view=...``) as they run."""
         if frame is None:
             return True
-        return frame in (self.frame_id, self.frame_origin, self.frame_url) or (
-            bool(frame) and frame in self.frame_url
-        )
+        if frame in (self.frame_id, self.frame_origin, self.frame_url):
+            return True
+        bare = defrag_url(frame)[0] if "#" in frame else frame
+        return bool(bare) and bare in defrag_url(self.frame_url)[0]
 
     def to_dict(self) -> dict[str, Any]:
         """The tool as JSON-ready data (camelCase, as on the wire)."""

@@ -7,6 +7,8 @@ script view in each frame and leaves nothing behind. It does not list tools (the
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +17,7 @@ from .adapters import as_async
 if TYPE_CHECKING:
     from playwright.async_api import Frame, Page
 
-__all__ = ["FrameProbe", "PageProbe", "Surface", "probe"]
+__all__ = ["FrameProbe", "NoTools", "PageProbe", "Surface", "probe", "why_no_tools"]
 
 PROBE_TIMEOUT = 5.0
 """Seconds one frame may take to answer the probe."""
@@ -150,3 +152,101 @@ async def _frame(frame: Frame, timeout: float) -> FrameProbe | None:
         blocked=raw.get("blocked") is True,
         surfaces=surfaces,
     )
+
+
+# --- why a page has no tools -------------------------------------------------------------------
+
+_NAVIGATOR_USE = re.compile(
+    r"navigator\s*(?:\?\.|\.)\s*modelContext\b|navigator\s*\[\s*[\"']modelContext[\"']\s*\]"
+)
+# A script whose URL says it is a WebMCP polyfill or shim.
+_WEBMCP_SCRIPT = re.compile(r"webmcp|mcp-b|model-?context|mcp[-_.]|polyfill", re.IGNORECASE)
+_MAX_SCRIPTS = 200
+_MAX_SOURCE = 5_000_000
+
+# The page's external scripts, and each one's HTTP status where the browser tells it (0: none).
+_SCRIPTS_JS = """() => {
+  const status = new Map(performance.getEntriesByType("resource")
+    .map((e) => [e.name, typeof e.responseStatus === "number" ? e.responseStatus : 0]));
+  return {
+    scripts: Array.from(document.querySelectorAll("script[src]")).slice(0, 200)
+      .map((s) => ({ url: String(s.src).slice(0, 2048), status: status.get(s.src) || 0 })),
+    navigator: "modelContext" in navigator,
+    document: "modelContext" in document,
+  };
+}"""
+
+
+@dataclass(frozen=True)
+class NoTools:
+    """What explains a page without tools, as far as its scripts tell."""
+
+    navigator_only: bool
+    """A script uses navigator.modelContext, which this browser does not have, while it has
+    document.modelContext (Chromium 150+)."""
+    failed_scripts: tuple[tuple[str, int], ...]
+    """WebMCP scripts (a polyfill, a shim: by their URL) that never ran: (URL, HTTP status or 0)."""
+
+    def hints(self) -> list[str]:
+        """Each as a sentence that says what to do."""
+        said = []
+        if self.navigator_only:
+            said.append(
+                "this page registers on navigator.modelContext, which this browser does not have "
+                "(Chromium 150+ has only document.modelContext): register on "
+                "document.modelContext (for both, `const mc = document.modelContext ?? "
+                "navigator.modelContext`), or load a polyfill that provides navigator.modelContext"
+            )
+        for url, status in self.failed_scripts[:5]:
+            why = f"HTTP {status}" if status else "blocked or failed to load"
+            said.append(
+                f"its WebMCP script {url[:200]} did not run ({why}): fix its URL or serve it"
+            )
+        return said
+
+
+async def why_no_tools(page: Any, *, timeout: float = PROBE_TIMEOUT) -> NoTools:
+    """Why page (async or sync Playwright) shows no tools, from its main frame's scripts: those
+    the browser parsed (the DevTools protocol replays them) against the page's <script src>.
+    Bounded by timeout; nothing found when it cannot tell."""
+    found = NoTools(False, ())
+    try:
+        return await asyncio.wait_for(_why_no_tools(as_async(page)), timeout)
+    except asyncio.CancelledError:
+        raise
+    except Exception:  # gone, busy, not Chromium: nothing to say
+        return found
+
+
+async def _why_no_tools(page: Page) -> NoTools:
+    seen = await page.main_frame.evaluate(_SCRIPTS_JS)
+    cdp = await page.context.new_cdp_session(page)
+    parsed: dict[str, str] = {}  # scriptId -> URL
+
+    def on_parsed(event: dict[str, Any]) -> None:
+        if len(parsed) < 5 * _MAX_SCRIPTS:
+            parsed[str(event.get("scriptId"))] = str(event.get("url") or "")
+
+    try:
+        cdp.on("Debugger.scriptParsed", on_parsed)
+        await cdp.send("Debugger.enable")  # replays the scripts parsed so far
+        navigator_only = False
+        if seen.get("document") and not seen.get("navigator"):
+            for script_id in list(parsed)[:_MAX_SCRIPTS]:
+                reply = await cdp.send("Debugger.getScriptSource", {"scriptId": script_id})
+                if _NAVIGATOR_USE.search(str(reply.get("scriptSource") or "")[:_MAX_SOURCE]):
+                    navigator_only = True
+                    break
+        await cdp.send("Debugger.disable")
+    finally:
+        with contextlib.suppress(Exception):
+            await cdp.detach()
+    ran = set(parsed.values())
+    failed = tuple(
+        (str(s["url"]), int(s.get("status") or 0))
+        for s in seen.get("scripts") or []
+        if isinstance(s, dict)
+        and str(s.get("url")) not in ran
+        and _WEBMCP_SCRIPT.search(str(s.get("url")))
+    )
+    return NoTools(navigator_only, failed)

@@ -9,7 +9,11 @@ The marker is an HTML comment on the line before the fence (invisible on GitHub)
 A document's blocks share one folder (with the repository's ``examples/`` in it), so a later
 block runs what an earlier one wrote. In ``sh`` blocks ``http://127.0.0.1:8000`` stands for the
 demo shop: a ``webmcp-harness demo`` line is started on a free port instead of 8000, and its URL
-is used; without one, the shop is served for the document.
+is used; without one, the run's demo shop (``webmcp_demo_url``) stands in.
+
+The command lines and pytest runs of every document use the worker's one Chromium
+(``browser_server``, given as ``--connect`` / ``--webmcp-connect``) rather than each launching
+one; how the CLI and the plugin find and launch a browser is tested in tests/cli and tests/plugin.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import shlex
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from interrupt import hears_ctrl_c
-from webmcp_harness import DemoServer, Tool
+from webmcp_harness import Tool
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -84,17 +88,35 @@ def test_the_readme_names_only_attributes_a_tool_has() -> None:
     assert not re.search(r"\btool\.(frame|inputSchema)\b", readme)
 
 
-class Demo:
-    """The demo shop the document's command lines talk to, started when first needed."""
+# The commands that open a browser, and the options that say which browser: a line that names
+# its own is run as written; the others get the worker's browser server.
+BROWSER_COMMANDS = {"tools", "call", "check", "run", "replay", "serve"}
+BROWSER_CHOSEN = ("--connect", "--cdp", "--selenium-grid", "--browser-path", "--webmcp-")
 
-    def __init__(self, stack: ExitStack) -> None:
-        self.stack = stack
+
+class Demo:
+    """The demo shop and the browser the document's command lines use: the shop of a `demo`
+    line when the document starts one, else the run's (asked for when first needed)."""
+
+    def __init__(self, shared: Callable[[], str], browser: str) -> None:
+        self.shared = shared
+        self.browser = browser
         self.url: str | None = None
 
     def base(self) -> str:
         if self.url is None:
-            self.url = self.stack.enter_context(DemoServer()).url
+            self.url = self.shared()
         return self.url
+
+    def with_browser(self, args: list[str]) -> list[str]:
+        """args, told to use the browser server unless they choose a browser themselves."""
+        if any(a.startswith(BROWSER_CHOSEN) for a in args):
+            return args
+        if Path(args[0]).name == "pytest":
+            return [*args, "--webmcp-connect", self.browser]
+        if args[1:2] and args[1] in BROWSER_COMMANDS:
+            return [*args, "--connect", self.browser]
+        return args
 
 
 @contextmanager
@@ -134,7 +156,9 @@ def run_line(block: Block, line: str, cwd: Path, demo: Demo, stack: ExitStack) -
         demo.url = stack.enter_context(demo_command(args, cwd))
         return
     args = [a.replace(DEMO_URL, demo.base()) if DEMO_URL in a else a for a in args]
-    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        demo.with_browser(args), cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+    )
     assert done.returncode == 0, (
         f"{block.where()}: `{line}` exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}"
     )
@@ -173,9 +197,11 @@ def run_block(block: Block, cwd: Path, demo: Demo, stack: ExitStack) -> None:
     [d for d in DOCUMENTS if runnable_blocks(d)],
     ids=lambda d: d.name,
 )
-def test_the_runnable_blocks_run_as_written(document: Path, tmp_path: Path) -> None:
+def test_the_runnable_blocks_run_as_written(
+    document: Path, tmp_path: Path, request: pytest.FixtureRequest, browser_server: str
+) -> None:
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     with ExitStack() as stack:
-        demo = Demo(stack)
+        demo = Demo(lambda: str(request.getfixturevalue("webmcp_demo_url")), browser_server)
         for block in runnable_blocks(document):
             run_block(block, tmp_path, demo, stack)

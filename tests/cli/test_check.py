@@ -657,13 +657,13 @@ def test_usage_errors_exit_2_before_a_browser_starts(args: list[str]) -> None:
 
 
 def test_the_cli_writes_every_report_and_strict_fails_on_a_warning(
-    pages_url: str, tmp_path: Path, browser_server: str
+    pages_url: str, tmp_path: Path
 ) -> None:
     url = f"{pages_url}/defects/description-useful.html"
     junit, html = tmp_path / "report.xml", tmp_path / "report.html"
     result = invoke(
         "check", url, "--timeout", "5", "--strict", "--json",
-        "--junit", str(junit), "--html", str(html), "--connect", browser_server,
+        "--junit", str(junit), "--html", str(html),
     )  # fmt: skip
     assert result.exit_code == 1, result.output
     data = json.loads(result.stdout)  # the JSON report alone on stdout
@@ -694,13 +694,10 @@ def test_bare_check_checks_the_demo_shop_quickly_and_passes() -> None:
     assert took < 30
 
 
-def test_the_cli_judges_calls_with_the_one_judge_and_explores_new_tools(
-    pages_url: str, browser_server: str
-) -> None:
+def test_the_cli_judges_calls_with_the_one_judge_and_explores_new_tools(pages_url: str) -> None:
     base = f"{pages_url}/defects/"
     names = ["crashes-on-valid-input.html", "failure-flagged.html", "explore-game.html"]
-    urls = [base + n for n in names]
-    result = invoke("check", *urls, "--timeout", "8", "--json", "--connect", browser_server)
+    result = invoke("check", *[base + n for n in names], "--timeout", "8", "--json")
     assert result.exit_code == 1, result.output
     data = json.loads(result.stdout)
     got = {
@@ -719,12 +716,11 @@ def test_the_cli_judges_calls_with_the_one_judge_and_explores_new_tools(
 
 
 def test_allow_no_tools_passes_a_page_meant_to_have_none_and_explore_0_stays_on_the_first_list(
-    pages_url: str, browser_server: str
+    pages_url: str,
 ) -> None:
     base = f"{pages_url}/defects/"
     urls = [base + "no-tools.html", base + "explore-game.html"]
-    connect = ["--connect", browser_server]
-    result = invoke("check", *urls, "--allow-no-tools", "--explore", "0", "--json", *connect)
+    result = invoke("check", *urls, "--allow-no-tools", "--explore", "0", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [(f["check"], f["severity"]) for f in data["findings"]] == [
@@ -732,7 +728,7 @@ def test_allow_no_tools_passes_a_page_meant_to_have_none_and_explore_0_stays_on_
     ]
     game = next(p for p in data["pages"] if p["url"].endswith("explore-game.html"))
     assert [t["name"] for t in game["tools"]] == ["start_game"]
-    without = invoke("check", base + "no-tools.html", "--json", *connect)
+    without = invoke("check", base + "no-tools.html", "--json")
     assert without.exit_code == 1, without.output
 
 
@@ -749,7 +745,7 @@ reason = "wording agreed with the product team"
 
 
 def test_a_config_file_allows_no_tools_and_ignores_checks_on_matching_pages_and_says_so(
-    pages_url: str, tmp_path: Path, browser_server: str
+    pages_url: str, tmp_path: Path
 ) -> None:
     base = f"{pages_url}/defects/"
     config, junit, html = tmp_path / "check.toml", tmp_path / "junit.xml", tmp_path / "r.html"
@@ -757,7 +753,7 @@ def test_a_config_file_allows_no_tools_and_ignores_checks_on_matching_pages_and_
     urls = [base + "no-tools.html", base + "description-useful.html"]
     result = invoke(
         "check", *urls, "--config", str(config), "--strict", "--json",
-        "--junit", str(junit), "--html", str(html), "--connect", browser_server,
+        "--junit", str(junit), "--html", str(html),
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)

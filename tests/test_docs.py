@@ -11,9 +11,10 @@ block runs what an earlier one wrote. In ``sh`` blocks ``http://127.0.0.1:8000``
 demo shop: a ``webmcp-harness demo`` line is started on a free port instead of 8000, and its URL
 is used; without one, the run's demo shop (``webmcp_demo_url``) stands in.
 
-The command lines and pytest runs of every document use the worker's one Chromium
-(``browser_server``, given as ``--connect`` / ``--webmcp-connect``) rather than each launching
-one; how the CLI and the plugin find and launch a browser is tested in tests/cli and tests/plugin.
+The ``webmcp-harness`` command lines of every document use the worker's one Chromium
+(``browser_server``, given as ``--connect``) rather than each launching one (how the CLI finds and
+launches a browser is tested in tests/cli). ``pytest`` lines launch their own: a pytest run on a
+browser server measured no faster than one that launches Chromium.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def test_the_readme_names_only_attributes_a_tool_has() -> None:
 # The commands that open a browser, and the options that say which browser: a line that names
 # its own is run as written; the others get the worker's browser server.
 BROWSER_COMMANDS = {"tools", "call", "check", "run", "replay", "serve"}
-BROWSER_CHOSEN = ("--connect", "--cdp", "--selenium-grid", "--browser-path", "--webmcp-")
+BROWSER_CHOSEN = ("--connect", "--cdp", "--selenium-grid", "--browser-path")
 
 
 class Demo:
@@ -109,12 +110,10 @@ class Demo:
         return self.url
 
     def with_browser(self, args: list[str]) -> list[str]:
-        """args, told to use the browser server unless they choose a browser themselves."""
+        """A command's args, told to use the browser server unless they choose a browser."""
         if any(a.startswith(BROWSER_CHOSEN) for a in args):
             return args
-        if Path(args[0]).name == "pytest":
-            return [*args, "--webmcp-connect", self.browser]
-        if args[1:2] and args[1] in BROWSER_COMMANDS:
+        if Path(args[0]).name == "webmcp-harness" and args[1:2] and args[1] in BROWSER_COMMANDS:
             return [*args, "--connect", self.browser]
         return args
 

@@ -26,11 +26,9 @@ def readme_example() -> str:
     return readme_block("### End-to-end tests")
 
 
-def pytest_in(folder: Path, browser: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """pytest in folder, on the worker's browser server (tests/conftest.py's browser_server)."""
-    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+def pytest_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*pytest, "--webmcp-connect", browser, *args],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -40,12 +38,12 @@ def pytest_in(folder: Path, browser: str, *args: str) -> subprocess.CompletedPro
 
 
 def test_the_readme_snapshot_test_and_coverage_run_work_against_the_demo_site(
-    tmp_path: Path, browser_server: str
+    tmp_path: Path,
 ) -> None:
     section = "#### Tool contract snapshots and coverage"
     (tmp_path / "test_shop.py").write_text(readme_example(), encoding="utf-8")
     (tmp_path / "test_contracts.py").write_text(readme_block(section), encoding="utf-8")
-    first = pytest_in(tmp_path, browser_server, "test_contracts.py")
+    first = pytest_in(tmp_path, "test_contracts.py")
     assert first.returncode == 1, first.stdout[-3000:]
     assert "A snapshot doesn't exist at test_contracts.py-snapshots/" in first.stdout
     (snapshot,) = (tmp_path / "test_contracts.py-snapshots").glob("*.json")
@@ -53,7 +51,7 @@ def test_the_readme_snapshot_test_and_coverage_run_work_against_the_demo_site(
 
     command = readme_block(section, "console").strip().removeprefix("$ ")
     assert command.startswith("pytest ")
-    done = pytest_in(tmp_path, browser_server, *shlex.split(command)[1:])
+    done = pytest_in(tmp_path, *shlex.split(command)[1:])
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert re.search(r"\b4 passed\b", done.stdout), done.stdout[-2000:]
     assert re.search(r"search_products +page|search_products +http://127\.0\.0\.1", done.stdout)

@@ -158,6 +158,19 @@ def pages_url() -> Iterator[str]:
     server.server_close()
 
 
+@pytest.fixture(scope="session")
+def browser_server(node: str) -> str:
+    """The WebSocket endpoint of one Chromium per worker, behind a Playwright browser server.
+
+    A CLI run that only lists, calls, checks or runs a script passes `--connect` to it instead of
+    launching a Chromium of its own: each run then costs a Python process and a browser context,
+    not a browser start. It is the grid tests' `node` (the harness's `browser-server`, WebMCP on),
+    so a worker that runs both starts one Chromium for them. Tests of how the CLI finds and
+    launches a browser do not use it; nor do pytester runs, which measured no faster on it.
+    """
+    return node
+
+
 _SYNC_PLAYWRIGHT = {"page", "context", "browser", "webmcp", "playwright", "new_context"}
 
 

@@ -9,7 +9,12 @@ The marker is an HTML comment on the line before the fence (invisible on GitHub)
 A document's blocks share one folder (with the repository's ``examples/`` in it), so a later
 block runs what an earlier one wrote. In ``sh`` blocks ``http://127.0.0.1:8000`` stands for the
 demo shop: a ``webmcp-harness demo`` line is started on a free port instead of 8000, and its URL
-is used; without one, the shop is served for the document.
+is used; without one, the run's demo shop (``webmcp_demo_url``) stands in.
+
+The ``webmcp-harness`` command lines of every document use the worker's one Chromium
+(``browser_server``, given as ``--connect``) rather than each launching one (how the CLI finds and
+launches a browser is tested in tests/cli). ``pytest`` lines launch their own: a pytest run on a
+browser server measured no faster than one that launches Chromium.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import shlex
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from interrupt import hears_ctrl_c
-from webmcp_harness import DemoServer, Tool
+from webmcp_harness import Tool
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -100,17 +105,33 @@ def test_every_picture_the_readme_shows_is_a_png_in_docs() -> None:
         assert (ROOT / picture).read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), picture
 
 
-class Demo:
-    """The demo shop the document's command lines talk to, started when first needed."""
+# The commands that open a browser, and the options that say which browser: a line that names
+# its own is run as written; the others get the worker's browser server.
+BROWSER_COMMANDS = {"tools", "call", "check", "run", "replay", "serve", "watch"}
+BROWSER_CHOSEN = ("--connect", "--cdp", "--selenium-grid", "--browser-path")
 
-    def __init__(self, stack: ExitStack) -> None:
-        self.stack = stack
+
+class Demo:
+    """The demo shop and the browser the document's command lines use: the shop of a `demo`
+    line when the document starts one, else the run's (asked for when first needed)."""
+
+    def __init__(self, shared: Callable[[], str], browser: str) -> None:
+        self.shared = shared
+        self.browser = browser
         self.url: str | None = None
 
     def base(self) -> str:
         if self.url is None:
-            self.url = self.stack.enter_context(DemoServer()).url
+            self.url = self.shared()
         return self.url
+
+    def with_browser(self, args: list[str]) -> list[str]:
+        """A command's args, told to use the browser server unless they choose a browser."""
+        if any(a.startswith(BROWSER_CHOSEN) for a in args):
+            return args
+        if Path(args[0]).name == "webmcp-harness" and args[1:2] and args[1] in BROWSER_COMMANDS:
+            return [*args, "--connect", self.browser]
+        return args
 
 
 @contextmanager
@@ -150,7 +171,9 @@ def run_line(block: Block, line: str, cwd: Path, demo: Demo, stack: ExitStack) -
         demo.url = stack.enter_context(demo_command(args, cwd))
         return
     args = [a.replace(DEMO_URL, demo.base()) if DEMO_URL in a else a for a in args]
-    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        demo.with_browser(args), cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+    )
     assert done.returncode == 0, (
         f"{block.where()}: `{line}` exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}"
     )
@@ -189,9 +212,11 @@ def run_block(block: Block, cwd: Path, demo: Demo, stack: ExitStack) -> None:
     [d for d in DOCUMENTS if runnable_blocks(d)],
     ids=lambda d: d.name,
 )
-def test_the_runnable_blocks_run_as_written(document: Path, tmp_path: Path) -> None:
+def test_the_runnable_blocks_run_as_written(
+    document: Path, tmp_path: Path, request: pytest.FixtureRequest, browser_server: str
+) -> None:
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     with ExitStack() as stack:
-        demo = Demo(stack)
+        demo = Demo(lambda: str(request.getfixturevalue("webmcp_demo_url")), browser_server)
         for block in runnable_blocks(document):
             run_block(block, tmp_path, demo, stack)

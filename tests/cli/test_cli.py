@@ -141,9 +141,9 @@ def test_tools_is_one_line_a_tool_within_80_columns(webmcp_demo_url: str) -> Non
 
 
 def test_tools_shows_no_frame_column_when_every_tool_is_in_the_main_frame(
-    webmcp_demo_url: str,
+    webmcp_demo_url: str, browser_server: str
 ) -> None:
-    ran = harness("tools", f"{webmcp_demo_url}/checkout", columns=120)
+    ran = harness("tools", f"{webmcp_demo_url}/checkout", "--connect", browser_server, columns=120)
     lines = ran.out.rstrip("\n").splitlines()
     assert lines[1].split() == ["name", "kind", "parameters", "description"]
     assert max(len(line) for line in lines) <= 120
@@ -158,24 +158,35 @@ def test_zero_tools_says_why_there_might_be_none(pages_url: str) -> None:
     assert "Chromium 146+" in ran.err
 
 
-def test_tools_json_is_one_document(webmcp_demo_url: str) -> None:
-    ran = harness("tools", f"{webmcp_demo_url}/", "--json")
+def test_tools_json_is_one_document(webmcp_demo_url: str, browser_server: str) -> None:
+    ran = harness("tools", f"{webmcp_demo_url}/", "--json", "--connect", browser_server)
     tools = one_json_document(ran.out)
     assert isinstance(tools, list)
     assert {t["name"] for t in tools} >= {"search_products"}
 
 
 # -- call ---------------------------------------------------------------------------------------
-def test_call_says_it_is_waiting_for_a_tool_that_is_not_there_yet(webmcp_demo_url: str) -> None:
+def test_call_says_it_is_waiting_for_a_tool_that_is_not_there_yet(
+    webmcp_demo_url: str, browser_server: str
+) -> None:
     ran = harness(
-        "call", f"{webmcp_demo_url}/", "serch_products", '{"q": "wool"}', "--timeout", "2"
+        "call",
+        f"{webmcp_demo_url}/",
+        "serch_products",
+        '{"q": "wool"}',
+        "--timeout",
+        "2",
+        "--connect",
+        browser_server,
     )
     assert ran.code == EXIT_OK  # a coded failure is the command doing its job
     assert "waiting up to 2 s for the tool 'serch_products'" in ran.err
     assert "unavailable" in ran.err
 
 
-def test_call_json_is_one_document_and_a_coded_failure_exits_0(webmcp_demo_url: str) -> None:
+def test_call_json_is_one_document_and_a_coded_failure_exits_0(
+    webmcp_demo_url: str, browser_server: str
+) -> None:
     ran = harness(  # no place_order on /: --timeout 2 bounds the wait for it (5 s by default)
         "call",
         f"{webmcp_demo_url}/",
@@ -184,6 +195,8 @@ def test_call_json_is_one_document_and_a_coded_failure_exits_0(webmcp_demo_url: 
         "--json",
         "--timeout",
         "2",
+        "--connect",
+        browser_server,
     )
     assert ran.code == EXIT_OK, ran.err
     result = one_json_document(ran.out)
@@ -192,9 +205,11 @@ def test_call_json_is_one_document_and_a_coded_failure_exits_0(webmcp_demo_url: 
 
 
 def test_call_with_arguments_that_are_not_an_object_is_a_coded_invalid_input(
-    webmcp_demo_url: str,
+    webmcp_demo_url: str, browser_server: str
 ) -> None:
-    ran = harness("call", f"{webmcp_demo_url}/", "search_products", "[1]")
+    ran = harness(
+        "call", f"{webmcp_demo_url}/", "search_products", "[1]", "--connect", browser_server
+    )
     assert ran.code == EXIT_OK, ran.err
     assert "Error [invalid_input]" in ran.out
     assert "must be a JSON object" in ran.out
@@ -202,18 +217,32 @@ def test_call_with_arguments_that_are_not_an_object_is_a_coded_invalid_input(
 
 # -- check --------------------------------------------------------------------------------------
 def test_check_json_prints_the_report_on_stdout_and_json_report_writes_it(
-    pages_url: str, tmp_path: Path
+    pages_url: str, tmp_path: Path, browser_server: str
 ) -> None:
     report = tmp_path / "report.json"
     url = f"{pages_url}/defects/no-tools.html"
-    ran = harness("check", url, "--timeout", "5", "--strict", "--json", "--json-report", report)
+    ran = harness(
+        "check",
+        url,
+        "--timeout",
+        "5",
+        "--strict",
+        "--json",
+        "--json-report",
+        report,
+        "--connect",
+        browser_server,
+    )
     assert ran.code == EXIT_FAILED, ran.err  # no tools is a warning; --strict fails on it
     printed = one_json_document(ran.out)
     assert printed == json.loads(report.read_text(encoding="utf-8"))
 
 
-def test_check_respects_the_width_it_is_given_when_piped(pages_url: str) -> None:
-    ran = harness("check", f"{pages_url}/defects/no-tools.html", "--timeout", "5", columns=60)
+def test_check_respects_the_width_it_is_given_when_piped(
+    pages_url: str, browser_server: str
+) -> None:
+    url = f"{pages_url}/defects/no-tools.html"
+    ran = harness("check", url, "--timeout", "5", "--connect", browser_server, columns=60)
     table = [line for line in ran.out.splitlines() if line[:1] in "┏┃┡│└┗━─╇"]
     assert table, ran.out
     assert max(len(line) for line in table) <= 60
@@ -234,9 +263,11 @@ def test_a_url_python_cannot_split_is_a_usage_error_not_a_traceback(command: str
 
 
 # -- run and replay -----------------------------------------------------------------------------
-def test_run_json_is_one_document_and_step_lines_go_to_stderr(tmp_path: Path) -> None:
+def test_run_json_is_one_document_and_step_lines_go_to_stderr(
+    tmp_path: Path, browser_server: str
+) -> None:
     transcript = tmp_path / "shop.jsonl"
-    ran = harness("run", EXAMPLE, "--json", "--transcript", transcript)
+    ran = harness("run", EXAMPLE, "--json", "--transcript", transcript, "--connect", browser_server)
     assert ran.code == EXIT_OK, ran.err
     run = one_json_document(ran.out)
     assert isinstance(run, dict)
@@ -276,9 +307,9 @@ def test_run_opening_a_file_says_could_not_open_once_and_how_to_serve_it(tmp_pat
     assert "serve_folder" in miss
 
 
-def test_run_against_a_site_that_is_not_there_fails_its_open_step() -> None:
+def test_run_against_a_site_that_is_not_there_fails_its_open_step(browser_server: str) -> None:
     url = f"http://127.0.0.1:{closed_port()}"
-    ran = harness("run", EXAMPLE, "--url", url, "--json")
+    ran = harness("run", EXAMPLE, "--url", url, "--json", "--connect", browser_server)
     assert ran.code == EXIT_FAILED, ran.err
     first = one_json_document(ran.out)["steps"][0]  # type: ignore[index]
     assert "Start the server first" in first["misses"][0]

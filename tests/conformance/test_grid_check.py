@@ -23,7 +23,8 @@ from webmcp_harness.conformance.runner import CheckOptions, Progress, check_urls
 from webmcp_harness.session.browser import connect, launch
 
 PAGES = 40  # the issue's site: every page once over both servers, findings as in a local run
-KILLED_PAGES = 16  # pages of the run with a server killed mid-run (the first ones the crawl finds)
+KILLED_PAGES = 10  # pages of the run with a server killed mid-run (the first ones the crawl finds;
+# the issue asked for no number: it is killed after 3 are done, so the other server checks 7 or more)
 NEXT = 5  # each page links to the next five
 
 

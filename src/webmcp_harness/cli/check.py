@@ -250,6 +250,7 @@ def check(
             max_per_path=max_per_path if max_per_path is not None or not demo else DEMO_PER_PATH,
             backend=browser.backend,
             screenshots=html_path is not None,
+            downloads=browser.downloads,
         )
 
     summary_console = _summary_console(stderr=as_json)

@@ -43,6 +43,7 @@ from .common import (
     check_url,
     err,
     open_browser,
+    open_context,
     options_from,
     print_json,
     run,
@@ -215,22 +216,17 @@ async def _play(
     writer: TranscriptWriter | None,
     quiet: bool = False,
 ) -> RunResult:
-    async with open_browser(options) as browser:
-        context = await browser.new_context()
-        try:
-            page = await context.new_page()
-            return await play_script(
-                script,
-                page,
-                base_url=base,
-                transcript=writer,
-                backend=options.backend,
-                on_step=lambda step: _print_step(step, to_stderr=quiet),
-                info={"demo": demo},
-            )
-        finally:
-            with contextlib.suppress(Exception):
-                await context.close()
+    async with open_browser(options) as browser, open_context(browser, options) as context:
+        page = await context.new_page()
+        return await play_script(
+            script,
+            page,
+            base_url=base,
+            transcript=writer,
+            backend=options.backend,
+            on_step=lambda step: _print_step(step, to_stderr=quiet),
+            info={"demo": demo},
+        )
 
 
 def _summary(result: RunResult, transcript: Path | None, *, to_stderr: bool = False) -> None:
@@ -322,17 +318,12 @@ def replay(
 async def _replay(
     recorded: Transcript, base: str, options: BrowserOptions, writer: TranscriptWriter | None
 ) -> ReplayResult:
-    async with open_browser(options) as browser:
-        context = await browser.new_context()
-        try:
-            page = await context.new_page()
-            return await replay_transcript(
-                recorded,
-                page,
-                base_url=base,
-                transcript=writer,
-                backend=options.backend,
-            )
-        finally:
-            with contextlib.suppress(Exception):
-                await context.close()
+    async with open_browser(options) as browser, open_context(browser, options) as context:
+        page = await context.new_page()
+        return await replay_transcript(
+            recorded,
+            page,
+            base_url=base,
+            transcript=writer,
+            backend=options.backend,
+        )

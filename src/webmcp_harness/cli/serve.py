@@ -16,7 +16,16 @@ import click
 from rich.markup import escape
 
 from ..agent.transcript import TranscriptWriter
-from .common import BrowserOptions, browser_options, demo_or, err, open_browser, options_from, run
+from .common import (
+    BrowserOptions,
+    browser_options,
+    demo_or,
+    err,
+    open_browser,
+    open_context,
+    options_from,
+    run,
+)
 
 __all__ = ["serve"]
 
@@ -106,9 +115,8 @@ async def _serve(
             demo=demo,
         )
     bridge: Bridge | None = None
-    async with open_browser(options) as browser:
-        context = await browser.new_context()
-        try:
+    try:
+        async with open_browser(options) as browser, open_context(browser, options) as context:
             page = await context.new_page()
             session = await WebMCPSession.attach(
                 page,
@@ -130,12 +138,10 @@ async def _serve(
                 await bridge.close()
                 with contextlib.suppress(Exception):
                     await session.close()
-        finally:
+    finally:
+        if writer is not None:
             with contextlib.suppress(Exception):
-                await context.close()
-            if writer is not None:
-                with contextlib.suppress(Exception):
-                    writer.end(passed=True, ran=bridge.steps if bridge is not None else 0)
+                writer.end(passed=True, ran=bridge.steps if bridge is not None else 0)
 
 
 def _announce(port: int) -> None:

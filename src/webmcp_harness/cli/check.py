@@ -238,6 +238,7 @@ def check(
             backend=browser.backend,
             screenshots=html_path is not None,
             settle=settle,
+            downloads=browser.downloads,
         )
 
     summary_console = _summary_console(stderr=as_json)

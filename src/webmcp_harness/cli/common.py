@@ -87,6 +87,7 @@ class BrowserOptions:
     webmcp: bool = True
     browser_path_source: str = "--browser-path"
     grid: SeleniumGrid | None = None  # --selenium-grid: a Selenium Grid 4's Chromium
+    downloads: bool = False  # --downloads: let pages download (denied by default)
 
 
 class Seconds(click.ParamType[float]):
@@ -175,6 +176,12 @@ def _browser_options(func: Callable[..., Any], *, many: bool) -> Callable[..., A
             help="Which tool sources to use: all of them (auto), only the browser's native "
             "WebMCP (cdp), or only the page's script objects (inpage: polyfills, shims).",
         ),
+        click.option(
+            "--downloads",
+            is_flag=True,
+            help="Let pages download files (denied by default, so a page's tools cannot fill "
+            "the disk).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -236,6 +243,7 @@ def options_from(kwargs: dict[str, Any]) -> BrowserOptions:
         connect=kwargs.pop("connect"),
         cdp=kwargs.pop("cdp"),
         backend=kwargs.pop("backend"),
+        downloads=kwargs.pop("downloads", False),
     )
     options.grid = grid_from(kwargs, options)
     return options
@@ -282,7 +290,7 @@ async def open_browser(
     debugging_port, see `session.direct`), or connected to."""
     from playwright.async_api import async_playwright
 
-    from ..session.browser import launch
+    from ..session.browser import close_browser, launch
 
     async with async_playwright() as p:
         if options.grid is not None:
@@ -303,13 +311,17 @@ async def open_browser(
         try:
             yield browser
         finally:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(browser.close(), 10)
+            await close_browser(browser)
 
 
 async def _connected(p: Any, options: BrowserOptions, ws_endpoint: str | None) -> Any:
     """The remote browser at ws_endpoint (else options.cdp), checked to have WebMCP."""
-    from ..session.browser import NO_WEBMCP_CDP, NO_WEBMCP_REMOTE, browser_has_webmcp, connect
+    from ..session.browser import (
+        NO_WEBMCP_CDP,
+        NO_WEBMCP_REMOTE,
+        browser_has_webmcp,
+        connect,
+    )
 
     browser = await connect(
         p, ws_endpoint=ws_endpoint, cdp_url=options.cdp, headless=not options.headed
@@ -327,9 +339,10 @@ async def _connected(p: Any, options: BrowserOptions, ws_endpoint: str | None) -
 async def without_webmcp(browser: Any, options: BrowserOptions, why: str) -> None:
     """A remote browser has no WebMCP: an error with --backend cdp (it is closed), else a
     warning (a polyfilled page still has tools of its own)."""
+    from ..session.browser import close_browser
+
     if options.backend == "cdp":  # native tools only: nothing can be found
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(browser.close(), 10)
+        await close_browser(browser)
         raise WebMCPUnavailableError(why)
     err.print(f"[yellow]warning:[/] {markup(why)}", soft_wrap=True)
 
@@ -338,6 +351,8 @@ async def without_webmcp(browser: Any, options: BrowserOptions, why: str) -> Non
 async def open_browsers(options: BrowserOptions, endpoints: list[str]) -> AsyncIterator[list[Any]]:
     """The browsers of several browser servers, connected at once (one Playwright for all)."""
     from playwright.async_api import async_playwright
+
+    from ..session.browser import close_browser
 
     async with async_playwright() as p:
         tries = await asyncio.gather(
@@ -350,9 +365,7 @@ async def open_browsers(options: BrowserOptions, endpoints: list[str]) -> AsyncI
                     raise failed
             yield browsers
         finally:
-            for browser in browsers:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(browser.close(), 10)
+            await asyncio.gather(*(close_browser(browser) for browser in browsers))
 
 
 @contextlib.asynccontextmanager
@@ -360,8 +373,7 @@ async def open_page(url: str, options: BrowserOptions) -> AsyncIterator[WebMCPSe
     """A session on a new page at url (attached before navigating, so no tool is missed)."""
     from ..session import WebMCPSession
 
-    async with open_browser(options) as browser:
-        context = await browser.new_context()
+    async with open_browser(options) as browser, open_context(browser, options) as context:
         page = await context.new_page()
         session = await WebMCPSession.attach(
             page,
@@ -373,8 +385,18 @@ async def open_page(url: str, options: BrowserOptions) -> AsyncIterator[WebMCPSe
             yield session
         finally:
             await session.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(context.close(), 10)
+
+
+@contextlib.asynccontextmanager
+async def open_context(browser: Any, options: BrowserOptions) -> AsyncIterator[Any]:
+    """A new browser context (downloads denied unless --downloads), closed bounded."""
+    from ..session.browser import close_context, new_context
+
+    context = await new_context(browser, downloads=options.downloads)
+    try:
+        yield context
+    finally:
+        await close_context(context)
 
 
 async def goto(page: Any, url: str, timeout: float) -> Any:

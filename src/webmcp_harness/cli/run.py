@@ -46,6 +46,7 @@ from .common import (
     check_url,
     err,
     open_browser,
+    open_context,
     open_transcript,
     options_from,
     print_json,
@@ -329,8 +330,7 @@ async def _play_in(
     info: dict[str, Any],
 ) -> RunResult:
     """The script on a page of a fresh context of ``browser``."""
-    context = await browser.new_context()
-    try:
+    async with open_context(browser, options) as context:
         page = await context.new_page()
         return await play_script(
             script,
@@ -341,9 +341,6 @@ async def _play_in(
             on_step=lambda step: _print_step(step, to_stderr=quiet),
             info=info,
         )
-    finally:
-        with contextlib.suppress(Exception):
-            await context.close()
 
 
 def _summary(result: RunResult, transcript: Path | None, *, to_stderr: bool = False) -> None:
@@ -436,17 +433,12 @@ def replay(
 async def _replay(
     recorded: Transcript, base: str, options: BrowserOptions, writer: TranscriptWriter | None
 ) -> ReplayResult:
-    async with open_browser(options) as browser:
-        context = await browser.new_context()
-        try:
-            page = await context.new_page()
-            return await replay_transcript(
-                recorded,
-                page,
-                base_url=base,
-                transcript=writer,
-                backend=options.backend,
-            )
-        finally:
-            with contextlib.suppress(Exception):
-                await context.close()
+    async with open_browser(options) as browser, open_context(browser, options) as context:
+        page = await context.new_page()
+        return await replay_transcript(
+            recorded,
+            page,
+            base_url=base,
+            transcript=writer,
+            backend=options.backend,
+        )

@@ -22,6 +22,7 @@ from .common import (
     demo_or,
     err,
     open_browser,
+    open_context,
     open_transcript,
     options_from,
     run,
@@ -120,9 +121,11 @@ async def _serve(
             demo=demo,
         )
     bridge: Bridge | None = None
-    async with open_browser(options, debugging_port=debugging_port) as browser:
-        context = await browser.new_context()
-        try:
+    try:
+        async with (
+            open_browser(options, debugging_port=debugging_port) as browser,
+            open_context(browser, options) as context,
+        ):
             page = await context.new_page()
             session = await WebMCPSession.attach(
                 page,
@@ -145,12 +148,10 @@ async def _serve(
                 await bridge.close()
                 with contextlib.suppress(Exception):
                     await session.close()
-        finally:
+    finally:
+        if writer is not None:
             with contextlib.suppress(Exception):
-                await context.close()
-            if writer is not None:
-                with contextlib.suppress(Exception):
-                    writer.end(passed=True, ran=bridge.steps if bridge is not None else 0)
+                writer.end(passed=True, ran=bridge.steps if bridge is not None else 0)
 
 
 def _path_of(session: Any) -> str:

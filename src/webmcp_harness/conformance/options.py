@@ -55,6 +55,7 @@ class CheckOptions:
     explore: int = 1  # tools a call makes appear are checked too, this many calls deep
     pages: PageConfig | None = None  # per-URL rules (check --config): allow no tools, ignore
     viewport: tuple[int, int] = (1024, 720)
+    downloads: bool = False  # let pages download files (denied by default)
 
     @property
     def page_timeout(self) -> float:

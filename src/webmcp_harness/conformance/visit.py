@@ -17,6 +17,7 @@ from ..core.records import CallRecord, Tool
 from ..core.urls import split_origin
 from ..core.waits import bounded
 from ..session import WebMCPSession
+from ..session.browser import new_context
 from ..session.limits import EMPTY_WAIT, SETTLE_MAX
 from ..session.probe import probe as probe_webmcp
 from . import ids
@@ -255,7 +256,9 @@ class Lane:
         events go to the lane's current visit."""
         options = self.options
         width, height = options.viewport
-        context = await browser.new_context(viewport={"width": width, "height": height})
+        context = await new_context(
+            browser, downloads=options.downloads, viewport={"width": width, "height": height}
+        )
         self.browser, self.context, self.pages = browser, context, 0
         context.set_default_timeout(options.page_timeout * 1000)
         await context.add_init_script(f"{_COUNT_NAVIGATIONS_JS}\n;{WATCH_REGISTRATIONS_JS}")
@@ -539,9 +542,12 @@ class PageVisit:
 
     async def tools(self, settle: float | None = None) -> list[Tool] | None:
         """The page's tools, once quiet for settle seconds (None: the session's default); an
-        empty list waits a little for a first tool. None when the page does not answer."""
+        empty list waits a little for a first tool; a list that is still changing when that wait
+        gives up is read as it is. None when the page does not answer."""
         assert self.session is not None
         tools = await bounded(self.session.tools(settle=settle), self.options.look_timeout)
+        if tools is None:  # a list that never goes quiet: checked as it is now
+            tools = await bounded(self.session.tools(settle=0), self.options.look_timeout)
         return list(tools) if isinstance(tools, list) else None
 
     async def readiness(self) -> Readiness | None:

@@ -197,6 +197,9 @@ EventType = Literal[
     "confirmedAsPerson",  # the harness submitted it, as the person would
     "lateAnswer",  # the page answered after the call had returned (status)
     "pageNavigated",  # the page moved after the call answered (count; a check notes it)
+    "dialog",  # a frame opened a dialog, which was dismissed (dialog, text, frameId, frameUrl)
+    "dialogsNotKept",  # more dialogs than a record keeps: how many more (count)
+    "popupsNotFollowed",  # popups past the session's limit, closed unfollowed (count)
 ]
 """The type of a `ToolEvent`: what a call's record can say happened during it."""
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import sys
+import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,11 +20,13 @@ from ..core.text import safe_text
 from ..core.urls import split_url
 from .adapters import is_target_closed
 from .direct import DEBUGGING_PORT_ARGS, remember_port
+from .process import browser_pid
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright
 
 __all__ = [
+    "BROWSER_CLOSE_WAIT",
     "BROWSER_ENV",
     "LAUNCH_OPTIONS_HEADER",
     "NO_WEBMCP_CDP",
@@ -30,6 +36,8 @@ __all__ = [
     "UI_FEATURES_OFF",
     "WEBMCP_FEATURES",
     "browser_has_webmcp",
+    "close_browser",
+    "close_context",
     "connect",
     "explain_load_error",
     "explain_remote_error",
@@ -39,6 +47,7 @@ __all__ = [
     "launch_args",
     "launch_options",
     "merge_features",
+    "new_context",
     "playwright_chromium_path",
 ]
 
@@ -70,6 +79,12 @@ UI_FEATURES_OFF = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
 """Chromium's new headless mode (Debian's 156) loads the address bar's popups, two WebUI pages,
 in a renderer of their own at every launch. On 2 cores, launching and opening the demo's 7 pages
 took 0.67x the time without them."""
+BROWSER_CLOSE_WAIT = 5.0
+"""Seconds closing a browser context, and then the browser, may each take. A browser the harness
+launched that has not closed by then no longer answers: it is killed, not waited on."""
+_PIDS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()  # launched -> its pid
+_STUCK: weakref.WeakSet[Any] = weakref.WeakSet()  # browsers a context of which did not close
+_PID_WAIT = 5.0
 _PATH_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 LAUNCH_OPTIONS_HEADER = "x-playwright-launch-options"
@@ -246,9 +261,50 @@ async def launch(
         raise BrowserNotFoundError(
             f"Could not start the browser at {path}: {said}. {HOW_TO_GET_ONE}"
         ) from exc
+    pid = await browser_pid(browser, _PID_WAIT)
+    if pid is not None:
+        _PIDS[browser] = pid
     if debugging_port:
-        await remember_port(browser)
+        await remember_port(browser, pid)
     return browser
+
+
+async def new_context(browser: Browser, *, downloads: bool = False, **options: Any) -> Any:
+    """A new browser context; downloads are denied (Chromium is told so over the DevTools
+    protocol) unless downloads=True, for users who test them."""
+    return await asyncio.wait_for(
+        browser.new_context(accept_downloads=downloads, **options), BROWSER_CLOSE_WAIT * 6
+    )
+
+
+async def close_context(context: Any) -> bool:
+    """Close a browser context within BROWSER_CLOSE_WAIT; whether it closed. Never raises."""
+    try:
+        await asyncio.wait_for(context.close(), BROWSER_CLOSE_WAIT)
+    except Exception:
+        with contextlib.suppress(Exception):
+            _STUCK.add(context.browser)  # closing it will not wait on it again
+        return False
+    return True
+
+
+async def close_browser(browser: Browser) -> None:
+    """Close browser within BROWSER_CLOSE_WAIT; one the harness launched that does not close by
+    then is killed (a remote one is let go); so is one whose context did not close. Never
+    raises."""
+    if browser not in _STUCK:
+        try:
+            await asyncio.wait_for(browser.close(), BROWSER_CLOSE_WAIT)
+            return
+        except Exception:
+            pass
+    pid = _PIDS.pop(browser, None)
+    if pid is None:
+        return
+    with contextlib.suppress(OSError):
+        os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+    with contextlib.suppress(Exception):  # Playwright sees it gone: this ends at once
+        await asyncio.wait_for(browser.close(), BROWSER_CLOSE_WAIT)
 
 
 async def connect(

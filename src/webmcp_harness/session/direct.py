@@ -27,6 +27,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from .adapters import async_view, cdp_call, impl_of
+from .process import browser_pid
 
 __all__ = [
     "DEBUGGING_PORT_ARGS",
@@ -57,21 +58,17 @@ class DirectCdpClosedError(DirectCdpError):
     """The session's websocket closed (the page or the browser went away, or it was detached)."""
 
 
-async def remember_port(browser: Any) -> str | None:
+async def remember_port(browser: Any, pid: int | None = None) -> str | None:
     """The DevTools port of a browser launched with DEBUGGING_PORT_ARGS, kept for its pages.
 
-    Found through the browser process's own command line (its `--user-data-dir`) and the
-    `DevToolsActivePort` file Chromium writes there. None, and nothing kept, when any part of
-    that is not as expected: the folder must be ours and private, the port a port."""
+    Found through the browser process's own command line (its `--user-data-dir`; pid, when the
+    caller knows it, else asked of the browser) and the `DevToolsActivePort` file Chromium writes
+    there. None, and nothing kept, when any part of that is not as expected: the folder must be
+    ours and private, the port a port."""
+    if pid is None:
+        pid = await browser_pid(browser, _WAIT)
     try:
-        cdp = await async_view(impl_of(browser)).new_browser_cdp_session()
-        try:
-            info = await asyncio.wait_for(cdp.send("SystemInfo.getProcessInfo"), _WAIT)
-        finally:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(cdp.detach(), _WAIT)
-        pids = [p.get("id") for p in info.get("processInfo", []) if p.get("type") == "browser"]
-        port = _port_of(int(pids[0])) if len(pids) == 1 else None
+        port = _port_of(pid) if pid is not None else None
     except Exception as exc:  # any failure here only means the slower path
         log.debug("no DevTools port found: %s", exc)
         return None

@@ -35,7 +35,7 @@ from ._backends.base import (
 )
 from ._backends.sources import Sources
 from .adapters import as_async
-from .limits import DEFAULT_SETTLE, EMPTY_WAIT, SETTLE_MAX
+from .limits import CLOSE_WAIT, DEFAULT_SETTLE, EMPTY_WAIT, SETTLE_MAX
 from .observe import CallObserver
 from .quiet import PageQuiet
 from .watch import INTERRUPTIONS, CallWatch, first, left
@@ -121,12 +121,14 @@ class WebMCPSession:
         session = cls(async_page, sources, timeout=timeout, confirm=confirm)
         await session._quiet.install()
         await _open(sources, session, max(timeout, _ATTACH_WAIT))
+        sources.on_note(session._noted)
         async_page.on("domcontentloaded", session._on_load)
         async_page.on("load", session._on_load)
         return session
 
     async def close(self) -> None:
-        """Stop watching the page. Pending calls end as interrupted."""
+        """Stop watching the page. Pending calls end as interrupted. Bounded: at most CLOSE_WAIT
+        seconds, however busy or gone the page and browser are."""
         if self._closed:
             return
         self._closed = True
@@ -138,7 +140,7 @@ class WebMCPSession:
         if self._observer is not None and self._stop_observing is not None:
             self._stop_observing()
             self._observer.finish("the watch ended")
-        await self.backend.close()
+        await bounded(self.backend.close(), CLOSE_WAIT)
 
     async def __aenter__(self) -> WebMCPSession:
         return self
@@ -162,28 +164,40 @@ class WebMCPSession:
         """
         self._check_open()
         quiet = DEFAULT_SETTLE if settle is None else _check_settle(settle)
-        await self.backend.sync()
-        found = await self.backend.list_tools()
-        if quiet == 0:
-            return found
         start = time.monotonic()
         auditor = settle is None and start - self._loaded_at < SETTLE_MAX
         deadline = start + (min(self.timeout, SETTLE_MAX) if settle is None else self.timeout)
+        asked_by = start + self.timeout  # a page too busy to list: what was found by then
+        found = await self._listed(asked_by, None)
+        if quiet == 0:
+            return found
         while not self._gone and not self._closed:
             since = self._changed_at
             if auditor:  # (a busy page is a change: the quiet window starts again)
                 await self._quiet.busy()
                 since = max(since, self._quiet.busy_at)
             ready = since + quiet if found else start + max(quiet, EMPTY_WAIT)
-            left = min(ready, deadline) - time.monotonic()
-            if left <= 0:
+            wait = min(ready, deadline) - time.monotonic()
+            if wait <= 0:
                 break
             self._change.clear()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._change.wait(), min(left, _RELIST))
-            await self.backend.sync()
-            found = await self.backend.list_tools()
+                await asyncio.wait_for(self._change.wait(), min(wait, _RELIST))
+            found = await self._listed(asked_by, found)
         return found
+
+    async def _listed(self, deadline: float, before: list[Tool] | None) -> list[Tool]:
+        """Every source's tools, asked until deadline; a page too busy to answer in time gives
+        what was found before (else the native tools, which need no round trip)."""
+
+        async def ask() -> list[Tool]:
+            await self.backend.sync()
+            return await self.backend.list_tools()
+
+        found = await bounded(ask(), left(deadline))
+        if found is not None:
+            return found
+        return before if before is not None else await self.backend.native_tools()
 
     def _note_change(self) -> None:
         """The tool list changed: settling starts again."""
@@ -335,6 +349,15 @@ class WebMCPSession:
                 if name == tool.name and not waiter.done():
                     waiter.set_result(tool)
 
+    def _noted(self, kind: str, frame_id: str, detail: dict[str, Any]) -> None:
+        """A frame of the page, or of a popup, opened a dialog, or a popup that is not followed:
+        an event of every call running."""
+        for watch in list(self._watches):
+            if kind == "dialog":
+                watch.dialog(frame_id, detail)
+            else:
+                watch.popup_not_followed()
+
     def _interrupt(self, kind: FrameEventType, frame_id: str, detail: dict[str, Any]) -> None:
         if kind in ("closed", "crashed", "disconnected") and not frame_id:
             self._gone = kind
@@ -418,7 +441,10 @@ class WebMCPSession:
             return tool_error(ToolErrorCode.INTERRUPTED, f"The page is {self._gone}.")
         tool = self.backend.main_frame_tool(name) if frame is None else None
         if tool is None:
-            tool, tools = await self._look_up(name, frame, deadline)
+            looked = await bounded(self._look_up(name, frame, deadline), left(deadline))
+            tool, tools = (
+                looked if looked is not None else (None, await self.backend.native_tools())
+            )
         if tool is None:
             return self._unavailable(record, name, frame, tools)
         record.frame_id, record.frame_url = tool.frame_id, tool.frame_url

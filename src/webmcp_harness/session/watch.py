@@ -6,7 +6,9 @@ import asyncio
 import time
 from typing import Any
 
-from ..core.records import CallRecord, FrameEventType, Tool
+from ..core.records import CallRecord, FrameEventType, Tool, ToolEvent
+from ..core.text import clip, safe_text
+from .limits import DIALOG_TEXT_KEPT, DIALOGS_KEPT
 
 __all__ = ["FRAME_ENDED", "INTERRUPTIONS", "CallWatch", "first", "left"]
 
@@ -46,6 +48,9 @@ class CallWatch:
         self.form_navigated = False  # a form that submits and navigates takes its tool with it
         self.started = False
         self._gone_before = False  # the tool was removed before the call, and not registered again
+        self._dialogs = 0
+        self._not_kept: ToolEvent | None = None
+        self._popups: ToolEvent | None = None
 
     def start(self) -> None:
         """The tool started in the page: from now on its removal is a change mid-call."""
@@ -80,6 +85,33 @@ class CallWatch:
             elif back and self.removed.done() and not self.form_navigated:
                 self.replaced = True
                 self.record.event("toolReplaced", name=self.tool.name)
+
+    def dialog(self, frame_id: str, detail: dict[str, Any]) -> None:
+        """A frame opened a dialog during the call (and it was dismissed): an event, its text
+        escaped and cut; past DIALOGS_KEPT, one event counts the rest."""
+        self._dialogs += 1
+        if self._dialogs <= DIALOGS_KEPT:
+            text = safe_text(clip(str(detail.get("text", "")), DIALOG_TEXT_KEPT))
+            self.record.event(
+                "dialog",
+                dialog=safe_text(detail.get("dialog", "")),
+                text=text,
+                frameId=frame_id,
+                frameUrl=safe_text(detail.get("frameUrl", "")),
+            )
+        elif self._not_kept is None:
+            self.record.event("dialogsNotKept", count=1)
+            self._not_kept = self.record.events[-1]
+        else:
+            self._not_kept.detail["count"] = self._dialogs - DIALOGS_KEPT
+
+    def popup_not_followed(self) -> None:
+        """The page opened a popup past the session's limit (closed unfollowed): counted."""
+        if self._popups is None:
+            self.record.event("popupsNotFollowed", count=1)
+            self._popups = self.record.events[-1]
+        else:
+            self._popups.detail["count"] += 1
 
     def frame_event(self, kind: FrameEventType, frame_id: str, detail: dict[str, Any]) -> None:
         """The tool's frame (or one of its ancestors, or the page) navigated, went or crashed."""

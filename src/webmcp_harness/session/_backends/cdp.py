@@ -30,6 +30,7 @@ from ...core.records import (
 from ...core.urls import origin_of
 from ..adapters import as_async, async_view, cdp_call, impl_of, is_target_closed
 from ..direct import DirectCdpClosedError, DirectCdpError, DirectSession, open_page_session
+from ..limits import POPUPS_FOLLOWED
 from .base import (
     CallRefusedError,
     Interrupted,
@@ -43,9 +44,13 @@ from .base import (
 if TYPE_CHECKING:
     from playwright.async_api import CDPSession, Frame, Page
 
-__all__ = ["CdpBackend", "CdpPath"]
+__all__ = ["CdpBackend", "CdpPath", "PageNoted"]
 
 CdpPath = Literal["direct", "playwright"]
+PageNoted = Callable[[str, str, dict[str, Any]], None]
+"""Told of what the page did that a running call's record notes: ("dialog", frame id, {dialog:
+its type, text, frameUrl}) for each dialog a frame opens (Playwright dismisses it), and
+("popupNotFollowed", opener's frame id, {url}) for each popup past POPUPS_FOLLOWED (closed)."""
 
 _SMALL_WAIT = 5.0  # bound for housekeeping round trips (reading an exception, cancelling)
 _EARLY_KEEP = 1000
@@ -204,6 +209,8 @@ class CdpBackend:
         """How the page's own session reaches Chromium: "direct" on a websocket of its own to
         the browser's DevTools port (only a browser launched with one, `session.direct`), else
         "playwright" (through Playwright's driver, as every frame and popup session is)."""
+        self.on_note: PageNoted = _no_note
+        self._popups = 0  # popups followed
 
     # -- lifecycle -------------------------------------------------------------------------
     async def open(self, on_tools: ToolsChanged, on_interrupt: Interrupted) -> None:
@@ -265,9 +272,10 @@ class CdpBackend:
         self._owner.clear()
         self._pages.clear()
         self._on_tools, self._on_interrupt = _no_tools, _no_interrupt
+        self.on_note = _no_note
         self._main = None
-        for target in targets:
-            await self._detach(target)
+        # At once: a renderer that does not answer costs one detach's bound, not one per target.
+        await asyncio.gather(*(self._detach(target) for target in targets))
 
     async def _attach(self, page: Page, what: Page | Frame, *, is_page: bool) -> _Target:
         """A new CDP session for a page or an out-of-process frame, with our handlers on it."""
@@ -287,6 +295,7 @@ class CdpBackend:
             "Page.frameAttached": lambda p: self._frame_attached(target, p),
             "Page.frameDetached": lambda p: self._frame_detached(target, p),
             "Inspector.targetCrashed": lambda p: self._target_crashed(target),
+            "Page.javascriptDialogOpening": lambda p: self._dialog_opening(target, p),
         }
         for event, handler in handlers.items():
             cdp.on(event, handler)
@@ -543,6 +552,19 @@ class CdpBackend:
             self._origins.pop(gone, None)
             self._owner.pop(gone, None)
 
+    def _dialog_opening(self, target: _Target, params: dict[str, Any]) -> None:
+        """A dialog (alert, confirm, prompt, beforeunload) opened in one of target's frames."""
+        frame_id = str(params.get("frameId") or target.root)
+        self.on_note(
+            "dialog",
+            frame_id,
+            {
+                "dialog": str(params.get("type", "")),
+                "text": params.get("message", ""),
+                "frameUrl": self._frames.get(frame_id, str(params.get("url", ""))),
+            },
+        )
+
     def _target_crashed(self, target: _Target) -> None:
         if target.gone or target is self._main:
             return  # the page's own crash comes as Playwright's "crash"
@@ -679,6 +701,12 @@ class CdpBackend:
             return
         if opener is None or impl_of(opener) not in self._pages or self._closed:
             return
+        if self._popups >= POPUPS_FOLLOWED:  # a popup storm: the rest are closed, and noted
+            self.on_note("popupNotFollowed", self._pages[impl_of(opener)][1], {"url": page.url})
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(page.close(), _SMALL_WAIT)
+            return
+        self._popups += 1
         try:
             target = await self._attach(page, page, is_page=True)
             await target.send("Page.enable", {})
@@ -939,6 +967,10 @@ def _no_tools(added: list[Tool], removed: list[Tool]) -> None:
 
 
 def _no_interrupt(kind: str, frame_id: str, detail: dict[str, Any]) -> None:
+    pass
+
+
+def _no_note(kind: str, frame_id: str, detail: dict[str, Any]) -> None:
     pass
 
 

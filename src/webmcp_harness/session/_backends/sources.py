@@ -10,13 +10,14 @@ those are left to it, so no tool is listed twice.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import WebMCPUnavailableError
 from ...core.records import BackendChoice, Tool
 from .base import Backend, BackendError, CallRefusedError, Interrupted, Invocation, ToolsChanged
-from .cdp import CdpBackend
+from .cdp import CdpBackend, PageNoted
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -72,9 +73,13 @@ class Sources:
             raise problems[0]
 
     async def close(self) -> None:
-        """Close every source; never raises."""
-        for source in self._open():
-            await source.close()
+        """Close every source, at once; never raises."""
+        await asyncio.gather(*(source.close() for source in self._open()))
+
+    def on_note(self, noted: PageNoted) -> None:
+        """Tell noted of the dialogs and the popups not followed (the CDP source sees them)."""
+        if self.cdp is not None:
+            self.cdp.on_note = noted
 
     # -- tools -----------------------------------------------------------------------------
     async def list_tools(self) -> list[Tool]:

@@ -24,6 +24,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
+from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from ..core.results import ToolErrorCode, tool_error
@@ -230,29 +231,34 @@ def _plain(result: dict[str, Any]) -> types.CallToolResult | None:
 async def serve_stdio(bridge: Bridge) -> None:
     """Serve bridge on this process's stdin and stdout until the client closes them.
 
-    Messages go through asyncio pipes on the two descriptors (no thread per line, as the SDK's
-    file wrappers need), while fd 0 reads the null device and fd 1 goes to stderr, so nothing
-    else in the process can write on the wire. Where stdin or stdout is not a pipe (a file, a
-    terminal), the SDK's own stdio transport serves instead.
+    The SDK's server reads and writes through `_Wire`: asyncio pipes on the two descriptors,
+    each line parsed into the SDK's own message type as the dispatcher asks for it and each
+    answer written to the pipe by the task that sends it (no reader or writer task, no thread
+    per line, no stream hop between them). Meanwhile fd 0 reads the null device and fd 1 goes
+    to stderr, so nothing else in the process can write on the wire. Where stdin or stdout is
+    not a pipe (a file, a terminal), the SDK's own stdio transport serves instead.
     """
     from mcp.server.stdio import stdio_server
 
     server = build_server(bridge)
     try:
-        pipes = await _Pipes.open()
+        wire = await _Wire.open()
     except (OSError, ValueError):
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
         return
     try:
-        async with stdio_server(pipes, pipes) as (read, write):  # type: ignore[arg-type]
-            await server.run(read, write, server.create_initialization_options())
+        await server.run(wire, wire, server.create_initialization_options())
     finally:
-        pipes.close()
+        wire.restore()
 
 
-class _Pipes:
-    """The wire's stdin and stdout as asyncio pipes, in the shape stdio_server reads and writes."""
+class _Wire:
+    """The wire's stdin and stdout as asyncio pipes, in the shape of the SDK's read and write
+    streams (``mcp.shared._stream_protocols``): ``receive`` parses the next line into a
+    ``SessionMessage`` (a line that is not a JSON-RPC message is handed on as its error, as
+    the SDK's stdio transport does), ``send`` writes one message as one line. EOF on stdin ends
+    the reading; closing flushes what is written, bounded, and ends the writing."""
 
     def __init__(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, saved: tuple[int, int]
@@ -260,7 +266,7 @@ class _Pipes:
         self.reader, self.writer, self.saved = reader, writer, saved
 
     @classmethod
-    async def open(cls) -> _Pipes:
+    async def open(cls) -> _Wire:
         import os
         import stat
 
@@ -285,22 +291,52 @@ class _Pipes:
         os.dup2(2, 1)
         return cls(reader, writer, saved)
 
-    def __aiter__(self) -> _Pipes:
+    # -- the read stream
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            line = await self.reader.readline()
+        except ValueError as err:  # a line over _LINE_LIMIT: the rest of the wire can't be framed
+            log.warning("a message line from the client was too long: %s", err)
+            raise anyio.EndOfStream from None
+        if not line:
+            raise anyio.EndOfStream
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except Exception as err:
+            return err
+        return SessionMessage(message)
+
+    def __aiter__(self) -> _Wire:
         return self
 
-    async def __anext__(self) -> str:
-        line = await self.reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", "replace")
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
 
-    async def write(self, text: str) -> None:
-        self.writer.write(text.encode("utf-8", "replace"))
+    # -- the write stream
+    async def send(self, item: SessionMessage, /) -> None:
+        if self.writer.is_closing():
+            raise anyio.ClosedResourceError
+        data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        try:
+            self.writer.write(data.encode("utf-8", "replace") + b"\n")
+            await self.writer.drain()
+        except ConnectionError:  # the client closed its end: the SDK drops the answer
+            raise anyio.BrokenResourceError from None
 
-    async def flush(self) -> None:
-        await self.writer.drain()
+    async def aclose(self) -> None:
+        """Nothing to do per side: the server closes both, and `restore` ends the pipes."""
 
-    def close(self) -> None:
+    async def __aenter__(self) -> _Wire:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def restore(self) -> None:
+        """Close the pipes and give fd 0 and fd 1 back their own files."""
         import os
 
         with contextlib.suppress(Exception):

@@ -37,6 +37,7 @@ PROGRESS_EVERY: Final = 2.0
 _CANCEL_WAIT: Final = 5.0  # how long cancelling a call in the page may take
 _ELICIT_WAIT: Final = 600.0  # how long the person may take to answer
 _LINE_LIMIT: Final = 64 * 1024 * 1024  # the longest message line read from the client
+_FLUSH_WAIT: Final = 5.0  # how long the last answers may take to leave when the server ends
 _INSTRUCTIONS: Final = (
     "Tools of the web page open in a real browser (WebMCP), each under its own name, plus "
     "browser_* tools to open pages, wait for tools, submit a form that waits for a person and "
@@ -250,15 +251,16 @@ async def serve_stdio(bridge: Bridge) -> None:
     try:
         await server.run(wire, wire, server.create_initialization_options())
     finally:
-        wire.restore()
+        await wire.restore()
 
 
 class _Wire:
     """The wire's stdin and stdout as asyncio pipes, in the shape of the SDK's read and write
     streams (``mcp.shared._stream_protocols``): ``receive`` parses the next line into a
-    ``SessionMessage`` (a line that is not a JSON-RPC message is handed on as its error, as
-    the SDK's stdio transport does), ``send`` writes one message as one line. EOF on stdin ends
-    the reading; closing flushes what is written, bounded, and ends the writing."""
+    ``SessionMessage`` (a line that is not a JSON-RPC message, or is longer than _LINE_LIMIT,
+    is handed on as its error, which the SDK logs and skips, as with its own stdio transport),
+    ``send`` writes one message as one line. EOF on stdin ends the reading; `restore` flushes
+    what is written (bounded) and gives fd 0 and fd 1 back."""
 
     def __init__(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, saved: tuple[int, int]
@@ -295,15 +297,19 @@ class _Wire:
     async def receive(self) -> SessionMessage | Exception:
         try:
             line = await self.reader.readline()
-        except ValueError as err:  # a line over _LINE_LIMIT: the rest of the wire can't be framed
-            log.warning("a message line from the client was too long: %s", err)
-            raise anyio.EndOfStream from None
+        except ValueError as err:  # a line over _LINE_LIMIT: dropped, as a line that won't parse
+            log.warning("a message line from the client was over %d bytes: dropped", _LINE_LIMIT)
+            return err
         if not line:
             raise anyio.EndOfStream
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except Exception as err:
-            return err
+            try:  # bytes that are not UTF-8 are read as the SDK's transport reads them: replaced
+                text = line.decode("utf-8", "replace")
+                message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+            except Exception:
+                return err
         return SessionMessage(message)
 
     def __aiter__(self) -> _Wire:
@@ -335,16 +341,20 @@ class _Wire:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def restore(self) -> None:
-        """Close the pipes and give fd 0 and fd 1 back their own files."""
+    async def restore(self) -> None:
+        """Close the pipes once what is written has gone out (at most _FLUSH_WAIT), and give
+        fd 0 and fd 1 back their own files (even when cancelled)."""
         import os
 
-        with contextlib.suppress(Exception):
-            self.writer.close()
-        for fd, saved in zip((0, 1), self.saved, strict=True):
-            with contextlib.suppress(OSError):
-                os.dup2(saved, fd)
-                os.close(saved)
+        try:
+            with contextlib.suppress(Exception):
+                self.writer.close()
+                await asyncio.wait_for(self.writer.wait_closed(), _FLUSH_WAIT)
+        finally:
+            for fd, saved in zip((0, 1), self.saved, strict=True):
+                with contextlib.suppress(OSError):
+                    os.dup2(saved, fd)
+                    os.close(saved)
 
 
 async def serve_http(bridge: Bridge, port: int, *, ready: Any = None) -> None:

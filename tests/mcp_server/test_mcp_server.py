@@ -753,17 +753,23 @@ def test_a_message_of_nearly_a_megabyte_crosses_stdio_whole_both_ways(
     assert json.loads(text(result)) == {"echo": big}
 
 
-def test_closing_stdin_ends_serve_cleanly_after_a_line_that_is_not_json(tmp_path: Path) -> None:
-    # The client's half of the wire, written as lines: a request the server must answer, a line
-    # of garbage (skipped), bytes that are not UTF-8 (read as replaced), then EOF.
+def test_closing_stdin_ends_serve_cleanly_after_lines_that_are_not_json(tmp_path: Path) -> None:
+    # The client's half of the wire, written as lines: a request, a line of garbage (skipped),
+    # a notification with bytes that are not UTF-8 (read as replaced) and a second request;
+    # once both are answered, the client closes stdin: serve ends its transcript and exits 0.
     transcript = tmp_path / "serve.jsonl"
     process = subprocess.Popen(
         [sys.executable, *_serve_args("--transcript", str(transcript))],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=tmp_path.joinpath("serve.log").open("wb"),
         env=_env(),
     )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    answers: queue.Queue[bytes] = queue.Queue()
+    out = process.stdout
+    threading.Thread(target=lambda: [answers.put(x) for x in out], daemon=True).start()
     init = types.JSONRPCRequest(
         jsonrpc="2.0",
         id=1,
@@ -782,14 +788,16 @@ def test_closing_stdin_ends_serve_cleanly_after_a_line_that_is_not_json(tmp_path
         ping.model_dump_json(by_alias=True, exclude_none=True).encode(),
     ]
     try:
-        out, err = process.communicate(b"\n".join(lines) + b"\n", timeout=WAIT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        out, err = process.communicate()
-        raise AssertionError("serve did not end on EOF:\n" + err.decode(errors="replace")) from None
-    assert process.returncode == 0, err.decode(errors="replace")
-    answers = [json.loads(line) for line in out.decode().splitlines()]
-    assert [a.get("id") for a in answers] == [1, 2]
-    assert answers[0]["result"]["serverInfo"]["name"] == "webmcp-harness"
-    assert answers[1]["result"] == {}
+        process.stdin.write(b"\n".join(lines) + b"\n")
+        process.stdin.flush()
+        got = [json.loads(answers.get(timeout=WAIT)) for _ in range(2)]
+        process.stdin.close()
+        assert process.wait(WAIT) == 0, tmp_path.joinpath("serve.log").read_text()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(WAIT)
+    assert [a.get("id") for a in got] == [1, 2]
+    assert got[0]["result"]["serverInfo"]["name"] == "webmcp-harness"
+    assert got[1]["result"] == {}
     assert json.loads(transcript.read_text().splitlines()[-1])["type"] == "end"

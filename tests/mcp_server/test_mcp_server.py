@@ -722,3 +722,82 @@ def test_a_tool_that_is_not_on_the_page_is_unavailable_before_the_check_asks(
     assert "not_done_yet" not in (result.structured_content or {})
     assert text(result).startswith('Error [unavailable]: No tool "place_order"')
     assert "search_products" in text(result)  # it names the tools that are there
+
+
+# -- the stdio wire -----------------------------------------------------------------------------
+def test_many_calls_sent_at_once_over_stdio_each_get_their_own_answer(
+    stdio: Client, pages_url: str
+) -> None:
+    stdio.open(f"{pages_url}/mcp/bridge.html")
+    stdio.run(lambda s: stdio.listed(s, "echo"))
+
+    async def body(s: ClientSession) -> list[types.CallToolResult]:
+        calls = [
+            s.call_tool("echo", {"text": f"call {i}"}, read_timeout_seconds=WAIT) for i in range(40)
+        ]
+        return list(await asyncio.gather(*calls))
+
+    answers = [json.loads(text(result)) for result in stdio.run(body)]
+    assert answers == [{"echo": f"call {i}"} for i in range(40)]
+
+
+def test_a_message_of_nearly_a_megabyte_crosses_stdio_whole_both_ways(
+    stdio: Client, pages_url: str
+) -> None:
+    stdio.open(f"{pages_url}/mcp/bridge.html")
+    stdio.run(lambda s: stdio.listed(s, "echo"))
+    # 900 kB of UTF-8 (an answer may have 1 MB), in characters that JSON and line breaks care about
+    big = "é\u2028x" * 150_000
+    result = stdio.call("echo", {"text": big})
+    assert not result.is_error, text(result)[:200]
+    assert json.loads(text(result)) == {"echo": big}
+
+
+def test_closing_stdin_ends_serve_cleanly_after_lines_that_are_not_json(tmp_path: Path) -> None:
+    # The client's half of the wire, written as lines: a request, a line of garbage (skipped),
+    # a notification with bytes that are not UTF-8 (read as replaced) and a second request;
+    # once both are answered, the client closes stdin: serve ends its transcript and exits 0.
+    transcript = tmp_path / "serve.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, *_serve_args("--transcript", str(transcript))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=tmp_path.joinpath("serve.log").open("wb"),
+        env=_env(),
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    answers: queue.Queue[bytes] = queue.Queue()
+    out = process.stdout
+    threading.Thread(target=lambda: [answers.put(x) for x in out], daemon=True).start()
+    init = types.JSONRPCRequest(
+        jsonrpc="2.0",
+        id=1,
+        method="initialize",
+        params={
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "eof-test", "version": "1"},
+        },
+    )
+    ping = types.JSONRPCRequest(jsonrpc="2.0", id=2, method="ping", params=None)
+    lines = [
+        init.model_dump_json(by_alias=True, exclude_none=True).encode(),
+        b"this is not json",
+        b'{"jsonrpc":"2.0","method":"notifications/initialized","params":{"x":"\xff"}}',
+        ping.model_dump_json(by_alias=True, exclude_none=True).encode(),
+    ]
+    try:
+        process.stdin.write(b"\n".join(lines) + b"\n")
+        process.stdin.flush()
+        got = [json.loads(answers.get(timeout=WAIT)) for _ in range(2)]
+        process.stdin.close()
+        assert process.wait(WAIT) == 0, tmp_path.joinpath("serve.log").read_text()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(WAIT)
+    assert [a.get("id") for a in got] == [1, 2]
+    assert got[0]["result"]["serverInfo"]["name"] == "webmcp-harness"
+    assert got[1]["result"] == {}
+    assert json.loads(transcript.read_text().splitlines()[-1])["type"] == "end"

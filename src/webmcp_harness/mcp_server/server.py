@@ -24,6 +24,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
+from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from ..core.results import ToolErrorCode, tool_error
@@ -36,6 +37,7 @@ PROGRESS_EVERY: Final = 2.0
 _CANCEL_WAIT: Final = 5.0  # how long cancelling a call in the page may take
 _ELICIT_WAIT: Final = 600.0  # how long the person may take to answer
 _LINE_LIMIT: Final = 64 * 1024 * 1024  # the longest message line read from the client
+_FLUSH_WAIT: Final = 5.0  # how long the last answers may take to leave when the server ends
 _INSTRUCTIONS: Final = (
     "Tools of the web page open in a real browser (WebMCP), each under its own name, plus "
     "browser_* tools to open pages, wait for tools, submit a form that waits for a person and "
@@ -230,29 +232,35 @@ def _plain(result: dict[str, Any]) -> types.CallToolResult | None:
 async def serve_stdio(bridge: Bridge) -> None:
     """Serve bridge on this process's stdin and stdout until the client closes them.
 
-    Messages go through asyncio pipes on the two descriptors (no thread per line, as the SDK's
-    file wrappers need), while fd 0 reads the null device and fd 1 goes to stderr, so nothing
-    else in the process can write on the wire. Where stdin or stdout is not a pipe (a file, a
-    terminal), the SDK's own stdio transport serves instead.
+    The SDK's server reads and writes through `_Wire`: asyncio pipes on the two descriptors,
+    each line parsed into the SDK's own message type as the dispatcher asks for it and each
+    answer written to the pipe by the task that sends it (no reader or writer task, no thread
+    per line, no stream hop between them). Meanwhile fd 0 reads the null device and fd 1 goes
+    to stderr, so nothing else in the process can write on the wire. Where stdin or stdout is
+    not a pipe (a file, a terminal), the SDK's own stdio transport serves instead.
     """
     from mcp.server.stdio import stdio_server
 
     server = build_server(bridge)
     try:
-        pipes = await _Pipes.open()
+        wire = await _Wire.open()
     except (OSError, ValueError):
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
         return
     try:
-        async with stdio_server(pipes, pipes) as (read, write):  # type: ignore[arg-type]
-            await server.run(read, write, server.create_initialization_options())
+        await server.run(wire, wire, server.create_initialization_options())
     finally:
-        pipes.close()
+        await wire.restore()
 
 
-class _Pipes:
-    """The wire's stdin and stdout as asyncio pipes, in the shape stdio_server reads and writes."""
+class _Wire:
+    """The wire's stdin and stdout as asyncio pipes, in the shape of the SDK's read and write
+    streams (``mcp.shared._stream_protocols``): ``receive`` parses the next line into a
+    ``SessionMessage`` (a line that is not a JSON-RPC message, or is longer than _LINE_LIMIT,
+    is handed on as its error, which the SDK logs and skips, as with its own stdio transport),
+    ``send`` writes one message as one line. EOF on stdin ends the reading; `restore` flushes
+    what is written (bounded) and gives fd 0 and fd 1 back."""
 
     def __init__(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, saved: tuple[int, int]
@@ -260,7 +268,7 @@ class _Pipes:
         self.reader, self.writer, self.saved = reader, writer, saved
 
     @classmethod
-    async def open(cls) -> _Pipes:
+    async def open(cls) -> _Wire:
         import os
         import stat
 
@@ -285,30 +293,68 @@ class _Pipes:
         os.dup2(2, 1)
         return cls(reader, writer, saved)
 
-    def __aiter__(self) -> _Pipes:
+    # -- the read stream
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            line = await self.reader.readline()
+        except ValueError as err:  # a line over _LINE_LIMIT: dropped, as a line that won't parse
+            log.warning("a message line from the client was over %d bytes: dropped", _LINE_LIMIT)
+            return err
+        if not line:
+            raise anyio.EndOfStream
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except Exception as err:
+            try:  # bytes that are not UTF-8 are read as the SDK's transport reads them: replaced
+                text = line.decode("utf-8", "replace")
+                message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+            except Exception:
+                return err
+        return SessionMessage(message)
+
+    def __aiter__(self) -> _Wire:
         return self
 
-    async def __anext__(self) -> str:
-        line = await self.reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", "replace")
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
 
-    async def write(self, text: str) -> None:
-        self.writer.write(text.encode("utf-8", "replace"))
+    # -- the write stream
+    async def send(self, item: SessionMessage, /) -> None:
+        if self.writer.is_closing():
+            raise anyio.ClosedResourceError
+        data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        try:
+            self.writer.write(data.encode("utf-8", "replace") + b"\n")
+            await self.writer.drain()
+        except ConnectionError:  # the client closed its end: the SDK drops the answer
+            raise anyio.BrokenResourceError from None
 
-    async def flush(self) -> None:
-        await self.writer.drain()
+    async def aclose(self) -> None:
+        """Nothing to do per side: the server closes both, and `restore` ends the pipes."""
 
-    def close(self) -> None:
+    async def __aenter__(self) -> _Wire:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def restore(self) -> None:
+        """Close the pipes once what is written has gone out (at most _FLUSH_WAIT), and give
+        fd 0 and fd 1 back their own files (even when cancelled)."""
         import os
 
-        with contextlib.suppress(Exception):
-            self.writer.close()
-        for fd, saved in zip((0, 1), self.saved, strict=True):
-            with contextlib.suppress(OSError):
-                os.dup2(saved, fd)
-                os.close(saved)
+        try:
+            with contextlib.suppress(Exception):
+                self.writer.close()
+                await asyncio.wait_for(self.writer.wait_closed(), _FLUSH_WAIT)
+        finally:
+            for fd, saved in zip((0, 1), self.saved, strict=True):
+                with contextlib.suppress(OSError):
+                    os.dup2(saved, fd)
+                    os.close(saved)
 
 
 async def serve_http(bridge: Bridge, port: int, *, ready: Any = None) -> None:

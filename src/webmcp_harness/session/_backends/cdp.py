@@ -208,6 +208,7 @@ class CdpBackend:
         self._tools: dict[tuple[str, str], Tool] = {}
         self._frames: dict[str, str] = {}  # frame id -> URL
         self._origins: dict[str, str] = {}  # frame id -> origin
+        self._names: dict[str, str] = {}  # frame id -> its name (the iframe's name attribute)
         self._parents: dict[str, str | None] = {}
         self._pages: dict[object, tuple[Page, str]] = {}  # the page and popups -> main frame id
         self._pending: dict[str, _CdpInvocation] = {}
@@ -372,6 +373,7 @@ class CdpBackend:
         url = frame.get("url", "") + frame.get("urlFragment", "")
         self._frames[frame_id] = url
         self._origins[frame_id] = _frame_origin(frame.get("securityOrigin"), url)
+        self._names[frame_id] = str(frame.get("name") or "")
         self._parents[frame_id] = frame.get("parentId")
         self._owner[frame_id] = target
 
@@ -475,7 +477,7 @@ class CdpBackend:
         """A Locator for a declarative tool's form (the ``backendNodeId`` the browser gives):
         ``form[toolname="…"]`` in the tool's frame, the attribute that makes the form the tool.
         Made without a round trip; None where the frame has no Playwright frame known to be it
-        (a child frame that shares its URL with another)."""
+        (two child frames in one process with the same URL and name: docs/chromium-webmcp-notes.md)."""
         if raw.get("backendNodeId") is None:
             return None
         frame = self._frame_of(frame_id)
@@ -484,14 +486,25 @@ class CdpBackend:
         return frame.locator(f"form[toolname={_css_string(str(raw.get('name', '')))}]")
 
     def _frame_of(self, frame_id: str) -> Frame | None:
-        """The Playwright frame of a CDP frame id: a page's main frame, or the one child frame at
-        that URL."""
+        """The Playwright frame of a CDP frame id: a page's main frame; an out-of-process frame's,
+        whose session was opened for that Playwright frame; else the one child frame with that
+        URL, or with that URL and name."""
+        own = self._targets.get(frame_id)
+        for frame, target in self._by_frame.items():
+            if target is own:
+                return async_view(frame)  # type: ignore[no-any-return]
         url = self._frames.get(frame_id)
         matches = []
         for page, root in self._pages.values():
             if root == frame_id:
                 return async_view(impl_of(page).main_frame)  # type: ignore[no-any-return]
-            matches += [f for f in impl_of(page).frames if f.parent_frame and f.url == url]
+            matches += [
+                f
+                for f in impl_of(page).frames
+                if f.parent_frame and f.url == url and f not in self._by_frame
+            ]
+        if len(matches) > 1:
+            matches = [f for f in matches if f.name == self._names.get(frame_id, "")]
         return async_view(matches[0]) if len(matches) == 1 else None
 
     def _page_of(self, frame_id: str) -> str:
@@ -610,6 +623,7 @@ class CdpBackend:
             self._parents.pop(gone, None)
             self._frames.pop(gone, None)
             self._origins.pop(gone, None)
+            self._names.pop(gone, None)
             self._owner.pop(gone, None)
 
     def _target_crashed(self, target: _Target) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, get_args
@@ -389,26 +390,11 @@ class CdpBackend:
         """The page events kept for the form tool called name in frame_id since they were last
         read, and forget them: two round trips, bounded; none if the frame can't be reached (a
         form that submitted and navigated took its document's with it)."""
+        take = f"(globalThis.__webmcpHarnessEvents || (() => []))({json.dumps(name)})"
         try:
-            world = await target.send(
-                "Page.createIsolatedWorld",
-                {"frameId": frame_id, "worldName": _WORLD},
-                timeout=_DRAIN_WAIT,
-            )
-            reply = await target.send(
-                "Runtime.callFunctionOn",
-                {
-                    "executionContextId": world["executionContextId"],
-                    "functionDeclaration": "function (name) { const take = "
-                    "globalThis.__webmcpHarnessEvents; return take ? take(name) : []; }",
-                    "arguments": [{"value": name}],
-                    "returnByValue": True,
-                },
-                timeout=_DRAIN_WAIT,
-            )
+            found = await self._in_world(target, frame_id, take, _DRAIN_WAIT)
         except Exception:
             return []
-        found = reply.get("result", {}).get("value")
         return [
             (e[0], float(e[1]))
             for e in (found if isinstance(found, list) else [])
@@ -417,6 +403,27 @@ class CdpBackend:
             and e[0] in _PAGE_EVENT_TYPES
             and isinstance(e[1], (int, float))
         ]
+
+    @staticmethod
+    async def _in_world(target: _Target, frame_id: str, expression: str, timeout: float) -> Any:
+        """expression's value in our isolated world of frame_id (two round trips, each bounded
+        by timeout); raises when the frame can't be reached."""
+        world = await target.send(
+            "Page.createIsolatedWorld",
+            {"frameId": frame_id, "worldName": _WORLD},
+            timeout=timeout,
+        )
+        reply = await target.send(
+            "Runtime.evaluate",
+            {
+                "contextId": world["executionContextId"],
+                "expression": expression,
+                "awaitPromise": True,
+                "returnByValue": True,
+            },
+            timeout=timeout,
+        )
+        return reply.get("result", {}).get("value")
 
     async def _scan_child_frames(self, target: _Target) -> None:
         """Tools that child frames registered before WebMCP.enable (which reports only the root's)."""
@@ -428,26 +435,11 @@ class CdpBackend:
         replaced may never answer. Dropped if the frame moved on meanwhile (its events did)."""
         url = self._frames.get(frame_id)
         try:
-            world = await target.send(
-                "Page.createIsolatedWorld",
-                {"frameId": frame_id, "worldName": _WORLD},
-                timeout=_SMALL_WAIT,
-            )
-            reply = await target.send(
-                "Runtime.evaluate",
-                {
-                    "contextId": world["executionContextId"],
-                    "expression": _OWN_TOOLS_JS,
-                    "awaitPromise": True,
-                    "returnByValue": True,
-                },
-                timeout=_SMALL_WAIT,
-            )
+            found = await self._in_world(target, frame_id, _OWN_TOOLS_JS, _SMALL_WAIT) or []
         except Exception:
             return
         if self._owner.get(frame_id) is not target or self._frames.get(frame_id) != url:
             return
-        found = reply.get("result", {}).get("value") or []
         tools = [dict(t, frameId=frame_id) for t in found if isinstance(t, dict)]
         self._tools_added(target, {"tools": tools}, only_new=True)
 
@@ -1066,8 +1058,6 @@ def _remember(store: OrderedDict[str, Any], key: str, value: Any) -> None:
 
 
 def _json_or_none(text: str) -> Any:
-    import json
-
     try:
         return json.loads(text)
     except ValueError:

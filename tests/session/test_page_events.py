@@ -5,9 +5,14 @@ session attached to after it loaded. The page can neither forge them nor read wh
 
 from __future__ import annotations
 
+import asyncio
+
+from playwright.async_api import async_playwright
 from playwright.sync_api import Page
 
+from webmcp_harness import WebMCPSession
 from webmcp_harness.core.records import CallRecord
+from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 
 
@@ -83,3 +88,32 @@ def test_a_session_attached_to_a_loaded_page_hears_its_forms_too(
         assert session.wait_for_tool("find_room", timeout=10) is not None
         result = session.call("find_room", {"people": 3})
         assert types(result.record) == ["toolActivated"]
+
+
+def test_over_the_browsers_own_devtools_port_a_form_call_records_its_page_events_too(
+    pages_url: str,
+) -> None:
+    async def main() -> tuple[str, list[str], list[str]]:
+        async with async_playwright() as p:
+            browser = await launch(p, debugging_port=True)
+            try:
+                page = await browser.new_page()
+                async with await WebMCPSession.attach(page, timeout=10) as session:
+                    await page.goto(f"{pages_url}/api/activated.html")
+                    assert await session.wait_for_tool("slow_search", timeout=10) is not None
+                    done = await session.call("find_room", {"people": 5})
+                    cancelled = await session.call("slow_search", {"q": "tea"}, timeout=1)
+                    await session.settle(cancelled.record, timeout=10)
+                    assert session.backend.cdp is not None
+                    return session.backend.cdp.path, types(done.record), types(cancelled.record)
+            finally:
+                await browser.close()
+
+    path, done, cancelled = asyncio.run(asyncio.wait_for(main(), 60))
+    assert path == "direct"
+    assert done == ["toolActivated"]
+    assert cancelled.index("toolActivated") < cancelled.index("timeout")
+    assert cancelled.index("timeout") < cancelled.index("toolCancel")
+    assert sorted(cancelled) == sorted(
+        ["toolActivated", "timeout", "toolCancel", "cancelledInPage", "lateAnswer"]
+    )

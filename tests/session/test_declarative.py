@@ -112,7 +112,8 @@ def test_the_persons_own_submit_delivers_the_answer_to_the_record(
 def test_confirm_acts_as_the_person_and_returns_the_forms_answer(forms: SyncSession) -> None:
     result = forms.call("subscribe", {"email": "ada@example.com"}, confirm=True)
     assert result == {"content": [{"type": "text", "text": '{"subscribed":"ada@example.com"}'}]}
-    assert [e.type for e in forms.records[-1].events][:2] == [
+    assert [e.type for e in forms.records[-1].events][:3] == [
+        "toolActivated",
         "waitingForPerson",
         "confirmedAsPerson",
     ]

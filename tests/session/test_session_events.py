@@ -65,3 +65,26 @@ def test_on_toolschanged_tells_of_the_late_tool_and_of_the_form_removed(
     removed = [t.name for c in changes for t in c.removed]
     assert added == ["book_room"]
     assert removed == ["find_room"] or (gone is not None and gone.removed[0].name == "find_room")
+
+
+def test_a_form_tool_in_one_of_two_child_frames_with_one_url_gets_its_own_frames_form(
+    page: Page, webmcp: SyncSession, pages_url: str
+) -> None:
+    page.goto(f"{pages_url}/api/twin-frames.html")
+    for name in ("note_left", "note_right"):
+        assert webmcp.wait_for_tool(name, timeout=WAIT) is not None
+    tools = {t.name: t for t in webmcp.tools()}
+    far = sorted(name for name in tools if name.startswith("note_far_"))
+    near = sorted(name for name in tools if name.startswith("note_anon_"))
+    assert (len(far), len(near)) == (2, 2), sorted(tools)
+    # Named frames are told apart by name, frames in processes of their own by their session:
+    # each tool's form is found in its own frame, where no other frame's tool is.
+    for name in ("note_left", "note_right", *far):
+        form = tools[name].form
+        assert form is not None, name
+        assert form.count() == 1, name
+        assert form.get_attribute("toolname") == name
+    assert tools["note_left"].form.evaluate("form => window.name") == "left"
+    # Two frames in the page's process with one URL and no name: nothing tells which is which
+    # without marking the page's DOM, so neither gives a form (docs/chromium-webmcp-notes.md).
+    assert [tools[name].form for name in near] == [None, None]

@@ -20,6 +20,7 @@ __all__ = [
     "CallResult",
     "EventType",
     "FrameEventType",
+    "PageEventType",
     "Tool",
     "ToolEvent",
     "ToolLocation",
@@ -185,8 +186,14 @@ class ToolsChange:
 FrameEventType = Literal["navigated", "detached", "closed", "crashed", "disconnected"]
 """What happened to a frame, or to the whole page: the sources report these during any call."""
 
+PageEventType = Literal["toolActivated", "toolCancel"]
+"""The page events of a declarative call that a record keeps: the browser's ``toolactivated``
+and ``toolcancel`` on ``document.modelContext``, which the DevTools protocol does not send."""
+
+
 EventType = Literal[
     FrameEventType,
+    PageEventType,
     "toolsAdded",  # tools registered during the call (names)
     "toolRemoved",  # the call's own tool went, after it started
     "toolRemovedBeforeStart",  # it went before the page started the call
@@ -227,6 +234,10 @@ class BrowserReport:
     invocation_id: str | None = None
     protocol_error: str | None = None
     submitted: bool = False  # no answer, but a form was submitted: it may have worked
+    page_events: list[tuple[PageEventType, float]] = field(default_factory=list)
+    """What the page's ``document.modelContext`` fired for a declarative call (toolactivated,
+    toolcancel), with when (epoch seconds), as heard in the harness's isolated world; the record
+    keeps them as its events (`CallRecord.answered_with`), not in ``to_dict``."""
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -297,6 +308,15 @@ class CallRecord:
     def event(self, type_: EventType, **detail: Any) -> None:
         """Add an event, stamped with the time since the call began."""
         self.events.append(ToolEvent(type_, detail, (time.time() - self.started_at) * 1000))
+
+    def answered_with(self, report: BrowserReport) -> None:
+        """Take the browser's report of the call, and the page events it carries as events, in
+        time order with those already recorded (a report taken twice adds them once)."""
+        if self.browser is not report:
+            for type_, at in report.page_events:
+                self.events.append(ToolEvent(type_, {}, (at - self.started_at) * 1000))
+            self.events.sort(key=lambda e: e.at_ms)
+        self.browser = report
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data."""

@@ -89,7 +89,7 @@ class CallObserver:
             return
         record, watch, started = entry
         self._end(report.invocation_id or "", record, watch, started)
-        record.browser = report
+        record.answered_with(report)
         record.result = self._coded(record, watch, report)
         record.code = code_of(record.result)
         self._on_responded(record)

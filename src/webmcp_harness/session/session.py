@@ -535,7 +535,7 @@ class WebMCPSession:
                 )
             if inv.answered.done():
                 report = inv.answered.result()
-                record.browser = report
+                record.answered_with(report)
                 if watch.interrupted.done():
                     return self._interrupted(record, inv, watch.interrupted.result())
                 answer = code_report(report, declarative=watch.tool.declarative)
@@ -577,7 +577,7 @@ class WebMCPSession:
             await bounded(inv.cancel(), _CANCEL_WAIT)
             record.event("cancelledInPage")
             if inv.answered.done():
-                record.browser = inv.answered.result()
+                record.answered_with(inv.answered.result())
             else:
                 self._keep_late_answer(record, inv)
             return outcomes.timed_out(limit)
@@ -614,7 +614,7 @@ class WebMCPSession:
             if future.cancelled():
                 return
             report = future.result()
-            record.browser = report
+            record.answered_with(report)
             record.late_answer = code_report(report, declarative=record.declarative)
             record.pending = False
             record.event("lateAnswer", status=report.status)
@@ -670,7 +670,7 @@ class WebMCPSession:
 
     def _interrupted(self, record: CallRecord, inv: Invocation, why: str) -> ToolResult:
         if inv.answered.done():
-            record.browser = inv.answered.result()
+            record.answered_with(inv.answered.result())
         else:
             self._keep_late_answer(record, inv)
         return outcomes.interrupted(why)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from playwright.async_api import Error as PlaywrightError
 
@@ -23,6 +24,7 @@ from ...core.records import (
     BackendName,
     BrowserReport,
     FrameEventType,
+    PageEventType,
     Tool,
     ToolLocation,
     normalise_annotations,
@@ -51,10 +53,37 @@ PageNoted = Callable[[str, str, dict[str, Any]], None]
 """Told of what the page did that a running call's record notes: ("dialog", frame id, {dialog:
 its type, text, frameUrl}) for each dialog a frame opens (Playwright dismisses it), and
 ("popupNotFollowed", opener's frame id, {url}) for each popup past POPUPS_FOLLOWED (closed)."""
+PageEvents = list[tuple[PageEventType, float]]
+_PAGE_EVENT_TYPES: tuple[PageEventType, ...] = get_args(PageEventType)
 
 _SMALL_WAIT = 5.0  # bound for housekeeping round trips (reading an exception, cancelling)
 _EARLY_KEEP = 1000
 _TOOL_NOT_FOUND = "Tool not found"  # the protocol's whole answer to invokeTool for an unknown tool
+_WORLD = "webmcp-harness"  # our isolated world in each frame (Page.createIsolatedWorld reuses it)
+_DRAIN_WAIT = 1.0  # bound for reading a form call's page events before its answer is handed on
+
+# In our isolated world of every document: keep the trusted toolactivated / toolcancel events
+# that document.modelContext fires (the DevTools protocol sends neither). The page's own script
+# runs in another world: it can neither read this list nor add to it (an event it dispatches is
+# not trusted).
+_PAGE_EVENTS_JS = """(() => {
+  const mc = document.modelContext;
+  if (!mc || typeof mc.addEventListener !== 'function' || globalThis.__webmcpHarnessEvents) return;
+  const kept = [];
+  const types = {toolactivated: 'toolActivated', toolcancel: 'toolCancel'};
+  for (const type of Object.keys(types)) {
+    mc.addEventListener(type, (event) => {
+      if (!event.isTrusted) return;
+      kept.push([types[type], String(event.toolName), Date.now() / 1000]);
+      if (kept.length > 256) kept.shift();
+    });
+  }
+  Object.defineProperty(globalThis, '__webmcpHarnessEvents', {value: (name) => {
+    const mine = kept.filter((e) => e[1] === name);
+    for (const e of mine) kept.splice(kept.indexOf(e), 1);
+    return mine.map((e) => [e[0], e[2]]);
+  }});
+})()"""
 
 _OWN_TOOLS_JS = """
 (async () => {
@@ -187,11 +216,13 @@ class CdpBackend:
         self._tools: dict[tuple[str, str], Tool] = {}
         self._frames: dict[str, str] = {}  # frame id -> URL
         self._origins: dict[str, str] = {}  # frame id -> origin
+        self._names: dict[str, str] = {}  # frame id -> its name (the iframe's name attribute)
         self._parents: dict[str, str | None] = {}
         self._pages: dict[object, tuple[Page, str]] = {}  # the page and popups -> main frame id
         self._pending: dict[str, _CdpInvocation] = {}
         self._starting: dict[tuple[str, str], list[_CdpInvocation]] = {}  # sent, not yet answered
-        self._early: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._early: OrderedDict[str, tuple[dict[str, Any], PageEvents]] = OrderedDict()
+        self._forms: OrderedDict[str, tuple[str, str]] = OrderedDict()  # invocation -> form's key
         self._early_invoked: OrderedDict[str, None] = OrderedDict()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._adopting: set[asyncio.Task[Any]] = set()
@@ -241,7 +272,9 @@ class CdpBackend:
         if browser is not None:
             self._listen(browser, "disconnected", lambda _: self._gone("disconnected"))
         await main.send("Page.enable", {})
-        tree = await main.send("Page.getFrameTree", {})
+        tree, _ = await asyncio.gather(
+            main.send("Page.getFrameTree", {}), self._hear_page_events(main)
+        )
         self._read_tree(main, tree["frameTree"])
         main.root = self.main_frame_id
         self._targets[main.root] = main
@@ -352,8 +385,56 @@ class CdpBackend:
         url = frame.get("url", "") + frame.get("urlFragment", "")
         self._frames[frame_id] = url
         self._origins[frame_id] = _frame_origin(frame.get("securityOrigin"), url)
+        self._names[frame_id] = str(frame.get("name") or "")
         self._parents[frame_id] = frame.get("parentId")
         self._owner[frame_id] = target
+
+    async def _hear_page_events(self, target: _Target) -> None:
+        """Keep the page events of form calls in our isolated world of each of target's
+        documents, from now on and in those already there (`_PAGE_EVENTS_JS`)."""
+        await target.quiet_send(
+            "Page.addScriptToEvaluateOnNewDocument",
+            {"source": _PAGE_EVENTS_JS, "worldName": _WORLD, "runImmediately": True},
+        )
+
+    async def _page_events(self, target: _Target, frame_id: str, name: str) -> PageEvents:
+        """The page events kept for the form tool called name in frame_id since they were last
+        read, and forget them: two round trips, bounded; none if the frame can't be reached (a
+        form that submitted and navigated took its document's with it)."""
+        take = f"(globalThis.__webmcpHarnessEvents || (() => []))({json.dumps(name)})"
+        try:
+            found = await self._in_world(target, frame_id, take, _DRAIN_WAIT)
+        except Exception:
+            return []
+        return [
+            (e[0], float(e[1]))
+            for e in (found if isinstance(found, list) else [])
+            if isinstance(e, list)
+            and len(e) == 2
+            and e[0] in _PAGE_EVENT_TYPES
+            and isinstance(e[1], (int, float))
+        ]
+
+    @staticmethod
+    async def _in_world(target: _Target, frame_id: str, expression: str, timeout: float) -> Any:
+        """expression's value in our isolated world of frame_id (two round trips, each bounded
+        by timeout); raises when the frame can't be reached."""
+        world = await target.send(
+            "Page.createIsolatedWorld",
+            {"frameId": frame_id, "worldName": _WORLD},
+            timeout=timeout,
+        )
+        reply = await target.send(
+            "Runtime.evaluate",
+            {
+                "contextId": world["executionContextId"],
+                "expression": expression,
+                "awaitPromise": True,
+                "returnByValue": True,
+            },
+            timeout=timeout,
+        )
+        return reply.get("result", {}).get("value")
 
     async def _scan_child_frames(self, target: _Target) -> None:
         """Tools that child frames registered before WebMCP.enable (which reports only the root's)."""
@@ -365,26 +446,11 @@ class CdpBackend:
         replaced may never answer. Dropped if the frame moved on meanwhile (its events did)."""
         url = self._frames.get(frame_id)
         try:
-            world = await target.send(
-                "Page.createIsolatedWorld",
-                {"frameId": frame_id, "worldName": "webmcp-harness"},
-                timeout=_SMALL_WAIT,
-            )
-            reply = await target.send(
-                "Runtime.evaluate",
-                {
-                    "contextId": world["executionContextId"],
-                    "expression": _OWN_TOOLS_JS,
-                    "awaitPromise": True,
-                    "returnByValue": True,
-                },
-                timeout=_SMALL_WAIT,
-            )
+            found = await self._in_world(target, frame_id, _OWN_TOOLS_JS, _SMALL_WAIT) or []
         except Exception:
             return
         if self._owner.get(frame_id) is not target or self._frames.get(frame_id) != url:
             return
-        found = reply.get("result", {}).get("value") or []
         tools = [dict(t, frameId=frame_id) for t in found if isinstance(t, dict)]
         self._tools_added(target, {"tools": tools}, only_new=True)
 
@@ -415,7 +481,7 @@ class CdpBackend:
         """A Locator for a declarative tool's form (the ``backendNodeId`` the browser gives):
         ``form[toolname="…"]`` in the tool's frame, the attribute that makes the form the tool.
         Made without a round trip; None where the frame has no Playwright frame known to be it
-        (a child frame that shares its URL with another)."""
+        (two child frames in one process with the same URL and name: docs/chromium-webmcp-notes.md)."""
         if raw.get("backendNodeId") is None:
             return None
         frame = self._frame_of(frame_id)
@@ -424,14 +490,25 @@ class CdpBackend:
         return frame.locator(f"form[toolname={_css_string(str(raw.get('name', '')))}]")
 
     def _frame_of(self, frame_id: str) -> Frame | None:
-        """The Playwright frame of a CDP frame id: a page's main frame, or the one child frame at
-        that URL."""
+        """The Playwright frame of a CDP frame id: a page's main frame; an out-of-process frame's,
+        whose session was opened for that Playwright frame; else the one child frame with that
+        URL, or with that URL and name."""
+        own = self._targets.get(frame_id)
+        for frame, target in self._by_frame.items():
+            if target is own:
+                return async_view(frame)  # type: ignore[no-any-return]
         url = self._frames.get(frame_id)
         matches = []
         for page, root in self._pages.values():
             if root == frame_id:
                 return async_view(impl_of(page).main_frame)  # type: ignore[no-any-return]
-            matches += [f for f in impl_of(page).frames if f.parent_frame and f.url == url]
+            matches += [
+                f
+                for f in impl_of(page).frames
+                if f.parent_frame and f.url == url and f not in self._by_frame
+            ]
+        if len(matches) > 1:
+            matches = [f for f in matches if f.name == self._names.get(frame_id, "")]
         return async_view(matches[0]) if len(matches) == 1 else None
 
     def _page_of(self, frame_id: str) -> str:
@@ -550,6 +627,7 @@ class CdpBackend:
             self._parents.pop(gone, None)
             self._frames.pop(gone, None)
             self._origins.pop(gone, None)
+            self._names.pop(gone, None)
             self._owner.pop(gone, None)
 
     def _dialog_opening(self, target: _Target, params: dict[str, Any]) -> None:
@@ -661,7 +739,9 @@ class CdpBackend:
         try:
             await target.send("Page.enable", {})
             await target.quiet_send("Inspector.enable", {})
-            tree = await target.send("Page.getFrameTree", {})
+            tree, _ = await asyncio.gather(
+                target.send("Page.getFrameTree", {}), self._hear_page_events(target)
+            )
         except Exception:
             await self._detach(target)
             return None
@@ -710,7 +790,9 @@ class CdpBackend:
         try:
             target = await self._attach(page, page, is_page=True)
             await target.send("Page.enable", {})
-            tree = await target.send("Page.getFrameTree", {})
+            tree, _ = await asyncio.gather(
+                target.send("Page.getFrameTree", {}), self._hear_page_events(target)
+            )
         except Exception:
             return
         root = tree["frameTree"]["frame"]["id"]
@@ -788,7 +870,7 @@ class CdpBackend:
         if self._early_invoked.pop(inv.id, 0) is None:
             inv.invoked()
         if early is not None:
-            self._tool_responded(early, target)
+            self._responded(*early, target)
         return inv
 
     def observe(self, observer: InvocationObserver) -> Callable[[], None]:
@@ -806,10 +888,12 @@ class CdpBackend:
         """The tool began to run. Its session sends this after every tools event that came
         before the call, so this is where changes to the tool start to count as mid-call."""
         key = (str(params.get("frameId", "")), str(params.get("toolName", "")))
+        invocation_id = str(params.get("invocationId", ""))
+        tool = self._tools.get(key)
+        if tool is not None and tool.declarative:
+            _remember(self._forms, invocation_id, key)
         if self._observers and not target.gone:
-            invocation_id = str(params.get("invocationId", ""))
             ours = invocation_id in self._pending or key in self._starting
-            tool = self._tools.get(key)
             for observer in list(self._observers):
                 observer.invoked(invocation_id, *key, tool, params.get("input"), ours=ours)
         for sent in self._starting.get(key, []):
@@ -842,14 +926,33 @@ class CdpBackend:
             inv.respond(report)
 
     def _tool_responded(self, params: dict[str, Any], target: _Target) -> None:
+        """A call ended; a form's is handed on once its page events are read (only form calls
+        pay for that)."""
+        form = self._forms.pop(str(params.get("invocationId", "")), None)
+        if form is None:
+            inv = self._pending.get(params.get("invocationId", ""))
+            if inv is not None and inv.tool.declarative:
+                form = (inv.tool.frame_id, inv.tool.name)
+        if form is None or target.gone:
+            self._responded(params, [], target)
+        else:
+            self.spawn(self._responded_after(params, form, target))
+
+    async def _responded_after(
+        self, params: dict[str, Any], form: tuple[str, str], target: _Target
+    ) -> None:
+        events = await self._page_events(self._owner.get(form[0], target), *form)
+        self._responded(params, events, target)
+
+    def _responded(self, params: dict[str, Any], events: PageEvents, target: _Target) -> None:
         invocation_id = params.get("invocationId", "")
         if self._observers and not target.gone:
-            self._tell_responded(params, target)
+            self._tell_responded(params, events, target)
         inv = self._pending.pop(invocation_id, None)
         if inv is None:
-            _remember(self._early, invocation_id, params)
+            _remember(self._early, invocation_id, (params, events))
             return
-        report = _report_of(params)
+        report = _report_of(params, events)
         object_id = (report.exception or {}).get("objectId")
         if object_id:
             self.spawn(
@@ -860,14 +963,14 @@ class CdpBackend:
         else:
             self._answer(inv, report)
 
-    def _tell_responded(self, params: dict[str, Any], target: _Target) -> None:
+    def _tell_responded(self, params: dict[str, Any], events: PageEvents, target: _Target) -> None:
         """Tell the observers of an answer (with the thrown error read, as for our own calls)."""
 
         def tell(report: BrowserReport) -> None:
             for observer in list(self._observers):
                 observer.responded(report)
 
-        report = _report_of(params)  # a report of its own: ours may be read into meanwhile
+        report = _report_of(params, events)  # a report of its own: ours may be read into meanwhile
         object_id = (report.exception or {}).get("objectId")
         if object_id and params.get("invocationId", "") not in self._pending:
             self.spawn(self._read_exception(target, report, object_id, tell, release=False))
@@ -951,14 +1054,15 @@ def _css_string(text: str) -> str:
     return f'"{escaped}"'
 
 
-def _report_of(params: dict[str, Any]) -> BrowserReport:
-    """A `WebMCP.toolResponded` event's report."""
+def _report_of(params: dict[str, Any], events: PageEvents) -> BrowserReport:
+    """A `WebMCP.toolResponded` event's report, with the page events of its call."""
     return BrowserReport(
         status=params.get("status"),
         output=params.get("output"),
         error_text=params.get("errorText"),
         exception=params.get("exception"),
         invocation_id=params.get("invocationId", ""),
+        page_events=list(events),
     )
 
 

@@ -25,6 +25,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from ...core.caps import loads_page
+from ...core.coding import EXECUTE_FAILED
 from ...core.records import (
     BackendName,
     BrowserReport,
@@ -103,12 +104,9 @@ EVAL_TIMEOUT = 10.0
 CANCEL_GRACE = 5.0
 """Seconds a cancelled call has to answer before its invocation resolves without an answer."""
 
-NATIVE_LOST = (
-    "Tool was executed but the invocation failed. For example, the script function threw an error"
-)
-"""What Chromium's script `executeTool()` rejects with when the tool threw: no message. Chromium
-logs the thrown value to the console as `WebMCP tool execution failed: Uncaught <Name>: <message>`
-(measured on Chromium 156), and the backend reads it back from there."""
+# Chromium's script `executeTool()` rejects with EXECUTE_FAILED when the tool threw. Chromium
+# logs the thrown value to the console as `WebMCP tool execution failed: Uncaught <Name>: <message>`
+# (measured on Chromium 156); the backend reads it back from there.
 _NATIVE_THROWN = "WebMCP tool execution failed: Uncaught "
 _THROWN_WAIT = 1.0  # seconds a lost message may trail its call's answer (bounded, event-ended)
 _THROWN_KEEP = 64  # console entries kept for calls to claim
@@ -204,7 +202,7 @@ class InPageInvocation:
             return
         data = _json(raw)
         report = _report(data, raw)
-        if report.status == "Error" and report.error_text == NATIVE_LOST:
+        if report.status == "Error" and report.error_text == EXECUTE_FAILED:
             await self._backend._native_thrown(report, self._since)
         if isinstance(data, dict) and data.get("toolRemoved"):
             self._backend._tool_gone(self.tool)  # tell the session before the answer lands

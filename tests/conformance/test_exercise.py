@@ -137,3 +137,21 @@ def test_removed_webmcp_apis_are_named_in_the_result_and_the_findings(
     assert "client.requestUserInteraction was removed" in found["behaviour.accepts-valid-input"]
     results = [r.result for r in report.records if r.tool == "place_order"]
     assert "Hint: client.requestUserInteraction was removed" in str(results[0])
+
+
+def test_removed_webmcp_apis_used_as_the_page_loads_are_named_with_what_to_use(
+    report: CheckReport,
+) -> None:
+    found = [f for f in report.findings if f.page == url_of(report, "legacy-context.html")]
+    assert [(f.check, f.severity.value) for f in found] == [("discovery.page-errors", "error")] * 3
+    text = said(report, "legacy-context.html")
+    for api, instead in (
+        ("provideContext", "register each tool with document.modelContext.registerTool()"),
+        ("clearContext", "register each tool with a signal and abort it to remove the tool"),
+        ("unregisterTool", "pass {signal} to registerTool and abort it to remove the tool"),
+    ):
+        assert f"modelContext.{api} was removed from WebMCP: {instead}." in text, text
+    assert "registration-refused" not in text  # unregisterTool is no refused registration
+    assert "a WebMCP API this browser does not have while the page loaded" in text
+    made = calls(report, "legacy-context.html")
+    assert any(tool == "search_stock" and code is None for tool, _, code in made), made

@@ -468,6 +468,21 @@ def test_with_the_flag_on_the_cli_reaches_polyfilled_tools_natively(site: str) -
     assert {t["backend"] for t in tools} == {"cdp"}  # the browser's own registry
 
 
+def test_with_the_flag_on_a_forced_inpage_backend_keeps_a_thrown_message(site: str) -> None:
+    # @mcp-b/global over native WebMCP: Chromium's script executeTool() drops what the tool threw;
+    # the in-page backend gives the same code and message as the default one.
+    url = f"{site}/global-throws.html"
+    default, inpage = _cli_runs(
+        *(
+            ["call", url, "find_product", '{"id": "p-9"}', "--json", "--backend", backend]
+            for backend in ("auto", "inpage")
+        )
+    )
+    for result in (default, inpage):
+        assert result["structuredContent"]["error"] == {"code": "failed", "retryable": False}
+        assert result["content"][0]["text"] == "Error [failed]: Product not found: p-9"
+
+
 # -- 2. the pytest fixture on polyfilled pages -----------------------------------------------
 
 INNER_CONFTEST = """

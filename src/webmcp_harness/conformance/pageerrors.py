@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.coding import removed_api
 from ..core.records import Tool
 from . import ids
 from .findings import Collector, Finding, excerpt
@@ -195,9 +196,20 @@ def check_page_errors(
         if key in seen:  # the same error again (a reload after a call) is one finding
             continue
         seen.add(key)
-        kind = _kind(error)
         said = excerpt(f"{error.name}: {error.message}", 200)
         when = f" during {error.during}" if error.during else " while the page loaded"
+        removed = removed_api(f"{error.name}: {error.message}")
+        if removed is not None:  # before _kind: "unregisterTool" is no registerTool refusal
+            at = error.location
+            col.add(
+                ids.DISCOVERY_PAGE_ERRORS,
+                f"The page uses a WebMCP API this browser does not have{when} (it threw {said}"
+                f"{f' at {at}' if at else ''}): {removed}.",
+                tool=error.tool,
+                detail={"error": error.message[:500], "at": at, "during": error.during},
+            )
+            continue
+        kind = _kind(error)
         if kind == "policy":
             frame = frames.pop(0) if frames else None
             where = (

@@ -16,7 +16,14 @@ from .records import BrowserReport, CallReason
 from .results import ToolErrorCode, ToolResult, to_tool_result, tool_error, tool_error_code
 from .text import clip
 
-__all__ = ["code_refusal", "code_report", "normalise_output", "removed_api", "report_reason"]
+__all__ = [
+    "EXECUTE_FAILED",
+    "code_refusal",
+    "code_report",
+    "normalise_output",
+    "removed_api",
+    "report_reason",
+]
 
 _CODES = {c.value for c in ToolErrorCode}
 _SHOWN = 2_000  # characters of an unreadable answer its coded result shows
@@ -128,10 +135,12 @@ def _canceled(report: BrowserReport) -> ToolResult:
     return tool_error(ToolErrorCode.CANCELLED, text or "The call was cancelled in the page.")
 
 
-# @mcp-b/webmcp-polyfill puts this in front of every thrown error's message (docs/polyfills.md).
-_POLYFILL_PREFIX = (
-    "Tool was executed but the invocation failed. For example, the script function threw an error: "
+EXECUTE_FAILED = (
+    "Tool was executed but the invocation failed. For example, the script function threw an error"
 )
+"""What Chromium's script executeTool() rejects with when the tool threw (the message dropped)."""
+# @mcp-b/webmcp-polyfill puts this in front of every thrown error's message (docs/polyfills.md).
+_POLYFILL_PREFIX = f"{EXECUTE_FAILED}: "
 
 
 # WebMCP surfaces a page may still use that Chromium no longer has (measured on Chromium 156:

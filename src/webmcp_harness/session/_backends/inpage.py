@@ -25,6 +25,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from ...core.caps import loads_page
+from ...core.coding import EXECUTE_FAILED
 from ...core.records import (
     BackendName,
     BrowserReport,
@@ -103,6 +104,13 @@ EVAL_TIMEOUT = 10.0
 CANCEL_GRACE = 5.0
 """Seconds a cancelled call has to answer before its invocation resolves without an answer."""
 
+# Chromium's script `executeTool()` rejects with EXECUTE_FAILED when the tool threw. Chromium
+# logs the thrown value to the console as `WebMCP tool execution failed: Uncaught <Name>: <message>`
+# (measured on Chromium 156); the backend reads it back from there.
+_NATIVE_THROWN = "WebMCP tool execution failed: Uncaught "
+_THROWN_WAIT = 1.0  # seconds a lost message may trail its call's answer (bounded, event-ended)
+_THROWN_KEEP = 64  # console entries kept for calls to claim
+
 
 class _Gone(Exception):
     """The frame did not answer: it went away (`timed_out` False) or is busy (True)."""
@@ -130,6 +138,7 @@ class InPageInvocation:
         )
         self._backend = backend
         self._grace: asyncio.TimerHandle | None = None
+        self._since = backend._thrown_seen
 
     def resolve(self, report: BrowserReport) -> None:
         """Settle the call once; later answers are dropped."""
@@ -193,6 +202,8 @@ class InPageInvocation:
             return
         data = _json(raw)
         report = _report(data, raw)
+        if report.status == "Error" and report.error_text == EXECUTE_FAILED:
+            await self._backend._native_thrown(report, self._since)
         if isinstance(data, dict) and data.get("toolRemoved"):
             self._backend._tool_gone(self.tool)  # tell the session before the answer lands
             if data.get("toolReplaced"):
@@ -266,6 +277,9 @@ class InPageBackend:
         self._disposables: list[Any] = []
         self._listeners: list[tuple[Any, str, Any]] = []
         self._gone: str | None = None
+        self._thrown: list[tuple[int, str]] = []  # Chromium's console lines for thrown tools
+        self._thrown_seen = 0
+        self._thrown_event = asyncio.Event()
         self._opened = False
         self._closed = False
 
@@ -284,6 +298,7 @@ class InPageBackend:
         self._listen(page, "framedetached", self._frame_detached)
         self._listen(page, "close", lambda _page: self._page_gone("closed"))
         self._listen(page, "crash", lambda _page: self._page_gone("crashed"))
+        self._listen(page, "console", self._console)
         browser = as_async(page.context).browser
         if browser is not None:
             self._listen(
@@ -588,6 +603,43 @@ class InPageBackend:
             invocation.resolve(BrowserReport(protocol_error=f"no answer: {why}"))
 
     # -- plumbing ----------------------------------------------------------------------------
+
+    def _console(self, message: Any) -> None:
+        """Keep what Chromium logs when a native tool throws (its script API drops it)."""
+        text = str(message.text)
+        if message.type != "error" or not text.startswith(_NATIVE_THROWN):
+            return
+        self._thrown_seen += 1
+        self._thrown = [*self._thrown, (self._thrown_seen, text.removeprefix(_NATIVE_THROWN))]
+        del self._thrown[:-_THROWN_KEEP]
+        self._thrown_event.set()
+
+    async def _native_thrown(self, report: BrowserReport, since: int) -> None:
+        """Give a native call that threw the thrown value Chromium logged, as CDP reports it.
+
+        The oldest line logged since the call started is its own (calls that throw log in the
+        order they reject); none within _THROWN_WAIT seconds leaves the report as it is.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + _THROWN_WAIT
+        while not (mine := [entry for entry in self._thrown if entry[0] > since]):
+            self._thrown_event.clear()
+            left = deadline - loop.time()
+            if left <= 0:
+                return
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._thrown_event.wait(), left)
+        self._thrown.remove(mine[0])
+        name, sep, message = mine[0][1].partition(": ")
+        if not sep or not name.isidentifier():
+            name, message = "", mine[0][1]
+        report.error_text = message
+        report.exception = {
+            "className": name or None,
+            "name": name or None,
+            "message": message,
+            "description": mine[0][1],
+        }
 
     def _listen(self, emitter: Any, event: str, handler: Any) -> None:
         emitter.on(event, handler)

@@ -8,6 +8,7 @@ only makes the session wait longer, never past the bound its caller sets (`tools
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from typing import TYPE_CHECKING, Any
@@ -57,15 +58,24 @@ class PageQuiet:
         self.page = page
         self._inflight: dict[int, float] = {}  # id(request) -> when it started
         self.busy_at = time.monotonic()  # when the page was last seen busy
-        page.on("request", self._started)
-        page.on("requestfinished", self._ended)
-        page.on("requestfailed", self._ended)
 
     async def install(self) -> None:
-        """Count the timers of the page's next documents (those loaded already are not seen)."""
+        """Watch the page's requests, and count the timers of its next documents (those loaded
+        already are not seen). Called in a task of the session's own (see `close`)."""
+        self.page.on("request", self._started)
+        self.page.on("requestfinished", self._ended)
+        self.page.on("requestfailed", self._ended)
         await self.page.add_init_script(PENDING_JS)
 
     def close(self) -> None:
+        """Stop watching, from the event loop rather than the caller's task: adding or removing a
+        request listener is a Playwright call, which reads the locals of every frame on its stack,
+        and CPython 3.11 keeps that copy of the caller's locals (a session it has since dropped)
+        alive until the caller's next Playwright call."""
+        with contextlib.suppress(RuntimeError):  # no running loop: nothing to stop listening to
+            asyncio.get_running_loop().call_soon(self._stop)
+
+    def _stop(self) -> None:
         for event, handler in (
             ("request", self._started),
             ("requestfinished", self._ended),

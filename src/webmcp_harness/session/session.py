@@ -119,7 +119,6 @@ class WebMCPSession:
             raise UsageError(f"backend must be {', '.join(most)} or {last}, not {backend!r}")
         sources = Sources(async_page, backend)
         session = cls(async_page, sources, timeout=timeout, confirm=confirm)
-        await session._quiet.install()
         await _open(sources, session, max(timeout, _ATTACH_WAIT))
         sources.on_note(session._noted)
         async_page.on("domcontentloaded", session._on_load)
@@ -786,8 +785,15 @@ async def _open(sources: Sources, session: WebMCPSession, limit: float) -> None:
         session._note_change()
         session._tools_changed(added, removed)
 
+    async def start() -> None:
+        await session._quiet.install()
+        await sources.open(changed, session._interrupt)
+
+    # In a task of its own (wait_for's), not the caller's: Playwright reads the locals of every
+    # frame on an API call's stack, and CPython 3.11 then keeps that copy of the caller's locals
+    # (a session it has since dropped, say) alive until its next Playwright call.
     try:
-        await asyncio.wait_for(sources.open(changed, session._interrupt), limit)
+        await asyncio.wait_for(start(), limit)
     except asyncio.TimeoutError:
         await sources.close()
         raise AttachError(

@@ -519,7 +519,17 @@ def test_a_real_report_opens_in_chromium_without_errors_or_requests(
 
     expect(tab.locator("#summary")).to_be_visible()
     cards = tab.locator("#summary .score .title")
-    expect(cards).to_have_text(["Discovery", "Metadata", "Behaviour", "Forms", "Safety"])
+    expect(cards).to_have_text(
+        [
+            "Discovery",
+            "Metadata",
+            "Behaviour",
+            "Forms",
+            "Safety",
+            "Agent readiness",
+            "Prompt injection",
+        ]
+    )
     failed = tab.locator("#failed > article.failure")  # warnings: folded below
     expect(failed).to_have_count(3)
     for n in range(3):

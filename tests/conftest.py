@@ -92,8 +92,10 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 # The order is the files' total time in a full run (`--junitxml`, summed per file): keep it so
 # when a file grows, or a long file that starts late keeps one worker busy after the other ends.
 LONGEST_FIRST = (
-    "test_plugin.py",
+    "test_hostile_answers.py",
+    "test_hostile_waits.py",
     "test_cli.py",
+    "test_plugin.py",
     "test_differential.py",
     "test_hostile.py",
     "test_mcp_server.py",

@@ -53,10 +53,13 @@ def test_an_answer_nested_past_the_cap_is_coded_and_says_so(huge: str, tool: str
 
 
 def test_check_checks_every_tool_of_a_page_whose_answers_are_too_deep(huge: str) -> None:
-    done = cli("check", huge, "--call", "all", "--json", "--timeout", "20", timeout=180)
+    # (the deep tools and echo only: the big ones are other tests', and slow to call again)
+    done = cli(
+        "check", f"{huge}?only=deep", "--call", "all", "--json", "--timeout", "20", timeout=180
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
-    assert report["summary"]["tools"] == 5
+    assert report["summary"]["tools"] == 3
     called = {record["tool"] for record in report["records"]}
     assert {"deep_structured", "deep_text", "echo"} <= called
     for record in report["records"]:

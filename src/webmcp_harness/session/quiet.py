@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PENDING_JS", "PageQuiet"]
 
-_READ_WAIT = 1.0  # seconds reading the timers may take (a busy page: taken as none)
+_READ_WAIT = 1.0  # seconds reading the timers may take (a page that does not answer is busy)
 
 _KEY = "webmcp-harness:pending-timers"
 
@@ -99,14 +99,17 @@ class PageQuiet:
         return any(now - began < HORIZON for began in self._inflight.values())
 
     async def timers(self) -> int:
-        """The main frame's pending short timers (0 when it does not answer)."""
+        """The main frame's pending short timers; -1 when it does not answer in time (a page
+        too busy to answer is busy: the caller's bound, not this, ends the wait)."""
         count: Any = await bounded(self.page.main_frame.evaluate(_PENDING_READ_JS), _READ_WAIT)
+        if count is None:
+            return -1
         return count if isinstance(count, int) and not isinstance(count, bool) else 0
 
     async def busy(self) -> bool:
         """Whether the page may still register a tool soon (a request or a short timer); notes
         the time when it is."""
-        if self.loading() or await self.timers() > 0:
+        if self.loading() or await self.timers() != 0:
             self.busy_at = time.monotonic()
             return True
         return False

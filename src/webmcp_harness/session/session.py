@@ -90,7 +90,7 @@ class WebMCPSession:
         self._open_calls: dict[int, tuple[CallRecord, Invocation]] = {}
         self._lacks: CallReason | None = None  # what the last probe found missing: WebMCP, tools
         self._changed_at = time.monotonic()  # when the tool list, or the page's load, last changed
-        self._loaded_at = time.monotonic()  # when the page last loaded (or was attached to)
+        self._audited = False  # whether a default settle has run since the page last loaded
         self._change = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._validators: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, validator)
@@ -154,9 +154,9 @@ class WebMCPSession:
         By default (settle None) as a browser auditor settles: answers once no tool has been
         added or removed, the page has not loaded, and it had no request in flight and no short
         timer pending (`quiet.PageQuiet`) for DEFAULT_SETTLE seconds; at most SETTLE_MAX. The
-        requests and timers count only within SETTLE_MAX of the page's last load (what a page
-        registers as it loads): later, as on each call of an agent's run, the list alone must
-        have been quiet for DEFAULT_SETTLE, and a settled page is read without a round trip.
+        requests and timers count once per page load (what a page registers as it loads): once
+        that settle has run, as on each later call of an agent's run, the list alone must have
+        been quiet for DEFAULT_SETTLE, and a settled page is read without a round trip.
         A number instead answers once the list alone has been quiet for `settle` seconds. While
         the page has no tool at all, either waits up to EMPTY_WAIT (or `settle`, if longer) for a
         first one. Never longer than the session's timeout. `settle=0` lists at once.
@@ -164,7 +164,7 @@ class WebMCPSession:
         self._check_open()
         quiet = DEFAULT_SETTLE if settle is None else _check_settle(settle)
         start = time.monotonic()
-        auditor = settle is None and start - self._loaded_at < SETTLE_MAX
+        auditor = settle is None and not self._audited
         deadline = start + (min(self.timeout, SETTLE_MAX) if settle is None else self.timeout)
         asked_by = start + self.timeout  # a page too busy to list: what was found by then
         found = await self._listed(asked_by, None)
@@ -183,6 +183,8 @@ class WebMCPSession:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._change.wait(), min(wait, _RELIST))
             found = await self._listed(asked_by, found)
+        if auditor and not self._gone and not self._closed:
+            self._audited = True
         return found
 
     async def _listed(self, deadline: float, before: list[Tool] | None) -> list[Tool]:
@@ -207,7 +209,7 @@ class WebMCPSession:
         """The page's document loaded: pages register tools in their load handlers, so settling
         starts again (a tool registered 100 ms after load is not missed for having come after a
         slow load)."""
-        self._loaded_at = time.monotonic()
+        self._audited = False
         self._note_change()
 
     async def wait_for_tool(self, name: str, *, timeout: float | None = None) -> Tool | None:

@@ -3,6 +3,8 @@
 One Chromium, reachable over CDP, holds the page: `serve --cdp` opens the demo shop in it and
 serves its tools to the MCP SDK's own client; `watch --cdp` finds that tab and records each call
 the client makes, as the browser reports it. The transcript it leaves is one `replay` runs again.
+A page that calls its own tools (`document.modelContext.executeTool`) is watched the same way, and
+the strings it sends and answers stay text in every output.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ from webmcp_harness.testing.demo import DemoServer
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 WAIT = 90.0  # the most any one step may take (the machine is shared)
+# What must never reach a terminal or a file raw: C0 but tab and new line, DEL, C1, bidi
+# controls, line/paragraph separators, lone surrogates.
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+SELF_CALLS = "hostile_echo,hostile_value,hostile_throw"
 
 
 def _env() -> dict[str, str]:
@@ -205,3 +211,69 @@ def test_a_browser_that_does_not_answer_exits_3_and_still_ends_the_transcript(
     assert recorded.end is not None
     assert recorded.end["passed"] is False
     assert recorded.steps == []
+
+
+def _raw_free(text: str) -> str:
+    assert "Traceback" not in text, text[-2000:]
+    assert not RAW.findall(text), f"raw control characters got out: {RAW.findall(text)!r}"
+    return text
+
+
+def test_a_page_calling_its_own_hostile_tools_is_watched_and_every_output_keeps_its_strings_text(
+    pages_url: str, tmp_path: Path
+) -> None:
+    # The page calls its tools itself (executeTool, 800 ms after load) with markup, escape
+    # sequences, \r, new lines that imitate a call's line, bidi overrides, U+2028 and a lone
+    # surrogate in the input, and they answer and throw the same.
+    url = f"{pages_url}/hostile/watched.html?self={SELF_CALLS}"
+    transcript = tmp_path / "hostile.jsonl"
+    watch = _start("watch", url, "--transcript", str(transcript))
+    try:
+        assert watch.stdout is not None
+        assert watch.stderr is not None
+        messages = Lines(watch.stderr)
+        messages.wait_for(r"^Watching ")
+        printed = Lines(watch.stdout)
+        printed.wait_for(r"^#1 hostile_echo: ok in \d+ ms: ")
+        printed.wait_for(r"^#2 hostile_value: ok in \d+ ms: ")
+        printed.wait_for(r"^#3 hostile_throw: failed in \d+ ms: ")
+        assert _end(watch) == 0
+        messages.wait_for(r"3 call\(s\) seen")
+    finally:
+        if watch.poll() is None:
+            _end(watch)
+
+    shown = _raw_free("".join(printed.seen))
+    assert [line.split(" ", 1)[0] for line in printed.seen] == ["#1", "#1", "#2", "#2", "#3", "#3"]
+    assert "#9 forged_call" not in shown.replace("\\n#9 forged_call", "")  # only as "\n#9 …"
+    assert "\\u001b[2J" in shown  # the escape sequence, as text
+    assert "<script>alert(1)</script></td>" in shown  # markup, as itself
+
+    data = transcript.read_bytes().decode("utf-8")  # strict: no lone surrogate was written
+    _raw_free(data)
+    for line in data.splitlines():
+        json.loads(line)
+    recorded = read_transcript(transcript)
+    assert recorded.finished
+    calls = [s for s in recorded.steps if s["action"] == "call"]
+    assert [(c["tool"], c["outcome"]["code"]) for c in calls] == [
+        ("hostile_echo", None), ("hostile_value", None), ("hostile_throw", "failed"),
+    ]  # fmt: skip
+    sent = calls[0]["input"]["word"]
+    assert sent.startswith("\n#9 forged_call: ok in 1 ms\neval 9 passed: forged\n<script>")
+    assert "</td>\x1b[2J\x1b]8;;https://evil.example" in sent
+    assert "\r over \u202eevil\u202c" in sent
+    assert sent.endswith("\ud800 lone")  # the lone surrogate kept, as an escape
+    assert calls[0]["record"]["observed"] is True
+    assert calls[0]["record"]["frameUrl"] == url
+    assert "\x1b[2J" in calls[2]["answer"]["message"]
+
+    replay = subprocess.run(
+        [sys.executable, "-m", "webmcp_harness", "replay", str(transcript), "--json"],
+        capture_output=True,
+        env=_env(),
+        timeout=WAIT * 2,
+    )
+    assert replay.returncode == 0, replay.stderr[-3000:]
+    _raw_free(replay.stderr.decode("utf-8"))
+    assert json.loads(_raw_free(replay.stdout.decode("utf-8")))["same"] is True

@@ -68,6 +68,7 @@ from .script import (
     Step,
     WaitForToolStep,
     match_expect,
+    not_a_result,
 )
 from .transcript import Difference, Transcript, TranscriptWriter, diff_outcomes, step_entry
 
@@ -93,7 +94,6 @@ RETRY_BASE: Final = 0.25
 RETRY_CAP: Final = 2.0
 """The longest wait between two tries."""
 _SLACK: Final = 10.0  # beyond its timeouts, how long a step may take before the runner gives up
-_SHOWN: Final = 200
 
 OnStep = Callable[["StepResult"], None]
 
@@ -395,11 +395,7 @@ def _retryable(call: GatewayCall) -> bool:
 
 def _must_be_ok(answer: Any, code: str | None) -> list[str]:
     outcome = Outcome.of(answer, code=code)
-    if outcome.ok:
-        return []
-    said = answer_text(answer)
-    said = said if len(said) <= _SHOWN else said[: _SHOWN - 3] + "..."
-    return [f"expected the tool's result, got {outcome.describe()}: {said}"]
+    return [] if outcome.ok else [not_a_result(answer, outcome)]
 
 
 def _label(step: Step) -> str:

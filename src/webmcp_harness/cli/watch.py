@@ -158,7 +158,8 @@ async def _stopped(duration: float | None) -> None:
 
 
 def _short(value: object) -> str:
-    shown = value if isinstance(value, str) else dumps(value)
+    """value as JSON on one line (a page's text too: its new lines can't fake a call's line)."""
+    shown = dumps(value)
     return shown if len(shown) <= _SHOWN else shown[: _SHOWN - 1] + "…"
 
 

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 from .evals import EvalCall, EvalCase, EvalSuite, load_evals
 from .loading import load_script
-from .matching import match_expect, parse_path, resolve_path
+from .matching import match_expect, not_a_result, parse_path, resolve_path
 from .model import (
     MISSING,
     ApproveStep,
@@ -91,6 +91,7 @@ __all__ = [
     "load_evals",
     "load_script",
     "match_expect",
+    "not_a_result",
     "parse_path",
     "resolve_path",
 ]

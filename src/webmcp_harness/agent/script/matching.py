@@ -115,6 +115,12 @@ def _show(value: object) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+def not_a_result(answer: object, outcome: Outcome) -> str:
+    """The miss of a call that was to answer and didn't: its outcome and what it said, as one
+    JSON string (a page's message is text on one line, not lines of its own)."""
+    return f"expected the tool's result, got {outcome.describe()}: {_show(answer_text(answer))}"
+
+
 def evals_value(answer: object, outcome: Outcome, *, pending: bool = False) -> tuple[bool, Any]:
     """The value webmcp-evals matches a ``result`` against: the tool's value (its
     ``structuredContent``, else its text parsed as JSON, else the text); ``PENDING_FORM`` for a
@@ -133,9 +139,7 @@ def _evals_misses(
 ) -> list[str]:
     found, value = evals_value(answer, outcome, pending=pending)
     if not found:
-        said = answer_text(answer)
-        said = said if len(said) <= 200 else said[:197] + "..."
-        return [f"expected the tool's result, got {outcome.describe()}: {said}"]
+        return [not_a_result(answer, outcome)]
     miss = mismatch(expected, value, "result")
     return [miss] if miss else []
 

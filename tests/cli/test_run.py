@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 from playwright.async_api import Browser, async_playwright
 
+from inert import inert
 from webmcp_harness.agent import (
     RunResult,
     TranscriptWriter,
@@ -610,16 +610,6 @@ def test_a_malformed_suite_is_refused_naming_the_place(
 
 
 HOSTILE_EVALS = ROOT / "tests" / "pages" / "hostile" / "watched-evals.json"
-# What must never reach a terminal or a file raw: C0 but tab and new line, DEL, C1, bidi
-# controls, line/paragraph separators, lone surrogates.
-RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
-
-
-def _raw_free(data: bytes) -> str:
-    text = data.decode("utf-8")  # strict: a lone surrogate can't have been written
-    assert "Traceback" not in text, text[-2000:]
-    assert not RAW.findall(text), f"raw control characters got out: {RAW.findall(text)!r}"
-    return text
 
 
 def test_an_eval_suite_on_a_hostile_page_keeps_its_strings_text_in_every_output(
@@ -636,20 +626,20 @@ def test_an_eval_suite_on_a_hostile_page_keeps_its_strings_text_in_every_output(
         ],
         capture_output=True, timeout=180, check=False,
     )  # fmt: skip
-    lines = _raw_free(done.stderr)
+    lines = inert(done.stderr)
     assert done.returncode == 1, lines[-3000:]
     assert not [line for line in lines.splitlines() if line.startswith(("eval 9", "#9"))]
     assert 'got vendor (failed): "#9 forged_call: ok in 1 ms\\neval 9 passed' in lines
     assert "eval 1 FAILED: Echo <script>alert(1)</script></td> \\x1b[2J" in lines
     assert "failed: 1 of 4 evals passed" in lines
 
-    report = json.loads(_raw_free(done.stdout))
+    report = json.loads(inert(done.stdout))
     assert [e["passed"] for e in report["evals"]] == [False, False, False, True]
     assert "\x1b]8;;https://evil.example" in report["evals"][0]["name"]  # the same text, escaped
     thrown = report["evals"][2]["steps"][-1]["misses"][0]
     assert thrown.startswith("expected the tool's result, got vendor (failed): \"#9 forged")
 
-    for line in _raw_free(transcript.read_bytes()).splitlines():
+    for line in inert(transcript.read_bytes()).splitlines():
         json.loads(line)
     entries = read_transcript(transcript).entries
     sent = next(e for e in entries if e.get("action") == "call")

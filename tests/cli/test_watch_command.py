@@ -27,15 +27,13 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from cdp_chromium import chromium_over_cdp
+from inert import inert
 from webmcp_harness.agent.transcript import read_transcript
 from webmcp_harness.testing.demo import DemoServer
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 WAIT = 90.0  # the most any one step may take (the machine is shared)
-# What must never reach a terminal or a file raw: C0 but tab and new line, DEL, C1, bidi
-# controls, line/paragraph separators, lone surrogates.
-RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
-SELF_CALLS = "hostile_echo,hostile_value,hostile_throw"
+SELF_CALLS = "name:hostile_echo,hostile_echo,hostile_value,hostile_throw"
 
 
 def _env() -> dict[str, str]:
@@ -213,18 +211,13 @@ def test_a_browser_that_does_not_answer_exits_3_and_still_ends_the_transcript(
     assert recorded.steps == []
 
 
-def _raw_free(text: str) -> str:
-    assert "Traceback" not in text, text[-2000:]
-    assert not RAW.findall(text), f"raw control characters got out: {RAW.findall(text)!r}"
-    return text
-
-
 def test_a_page_calling_its_own_hostile_tools_is_watched_and_every_output_keeps_its_strings_text(
     pages_url: str, tmp_path: Path
 ) -> None:
     # The page calls its tools itself (executeTool, 800 ms after load) with markup, escape
     # sequences, \r, new lines that imitate a call's line, bidi overrides, U+2028 and a lone
-    # surrogate in the input, and they answer and throw the same.
+    # surrogate in the input, and they answer and throw the same. Its first try passes the
+    # tool's name, which the browser refuses before a call starts: that one is not seen.
     url = f"{pages_url}/hostile/watched.html?self={SELF_CALLS}"
     transcript = tmp_path / "hostile.jsonl"
     watch = _start("watch", url, "--transcript", str(transcript))
@@ -243,14 +236,13 @@ def test_a_page_calling_its_own_hostile_tools_is_watched_and_every_output_keeps_
         if watch.poll() is None:
             _end(watch)
 
-    shown = _raw_free("".join(printed.seen))
+    shown = inert("".join(printed.seen))
     assert [line.split(" ", 1)[0] for line in printed.seen] == ["#1", "#1", "#2", "#2", "#3", "#3"]
     assert "#9 forged_call" not in shown.replace("\\n#9 forged_call", "")  # only as "\n#9 …"
     assert "\\u001b[2J" in shown  # the escape sequence, as text
     assert "<script>alert(1)</script></td>" in shown  # markup, as itself
 
-    data = transcript.read_bytes().decode("utf-8")  # strict: no lone surrogate was written
-    _raw_free(data)
+    data = inert(transcript.read_bytes())  # strict UTF-8: no lone surrogate was written
     for line in data.splitlines():
         json.loads(line)
     recorded = read_transcript(transcript)
@@ -275,5 +267,5 @@ def test_a_page_calling_its_own_hostile_tools_is_watched_and_every_output_keeps_
         timeout=WAIT * 2,
     )
     assert replay.returncode == 0, replay.stderr[-3000:]
-    _raw_free(replay.stderr.decode("utf-8"))
-    assert json.loads(_raw_free(replay.stdout.decode("utf-8")))["same"] is True
+    inert(replay.stderr)
+    assert json.loads(inert(replay.stdout))["same"] is True

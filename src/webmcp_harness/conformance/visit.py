@@ -200,6 +200,18 @@ async def _nothing() -> None:
     return None
 
 
+# axe-core's run: the agent rules, violations only. axe is in the main frame alone, so it reads
+# the main frame's document (as before); `iframes: false` stops it asking each iframe for its
+# results, which no iframe without axe answers: axe waited 500 ms (its pingWaitTime) for them on
+# any page with an iframe, for nothing. `preload: false`: none of these rules reads the
+# stylesheets or media axe would fetch first.
+_AXE_OPTIONS = {
+    "runOnly": {"type": "rule", "values": list(AGENT_RULES)},
+    "resultTypes": ["violations"],
+    "iframes": False,
+    "preload": False,
+}
+
 _ONLY_GIVEN = "run on the pages given, not on crawled ones (as Lighthouse audits one page)"
 
 _MAX_LLMS_TXT = 100_000  # bytes of /llms.txt read
@@ -587,11 +599,10 @@ class PageVisit:
         page, limit = self.page, self.options.look_timeout
         assert page is not None
         skipped: dict[str, str] = {}
-        options = {"runOnly": {"type": "rule", "values": list(AGENT_RULES)}}
         origin = split_origin(self.current_url or self.url)
         web = origin is not None and origin.scheme in ("http", "https")
         axe, llms = await asyncio.gather(
-            bounded(Axe().run(page, options={**options, "resultTypes": ["violations"]}), limit),
+            bounded(Axe().run(page, options=_AXE_OPTIONS), limit),
             self._llms_txt(f"{origin}/llms.txt", limit) if web else _nothing(),
         )
         if axe is None:

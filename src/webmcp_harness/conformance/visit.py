@@ -255,13 +255,30 @@ class Lane:
         self.origins: set[str] = set()  # of every document loaded since the reset
 
     async def take(self, visit: PageVisit, browser: Browser) -> None:
-        """Serve visit in browser: the lane's page back to how the lane began after another page,
-        else a new context; the page's events go to visit from now on."""
-        if self.page is None or self.browser is not browser or not await self._reset():
+        """Serve visit in browser: the lane's page back to how the lane began after another page
+        (as it is, when opened by `warm` and not used yet), else a new context; the page's events
+        go to visit from now on."""
+        fresh = self.page is not None and self.browser is browser and self.pages == 0
+        if not fresh and (
+            self.page is None or self.browser is not browser or not await self._reset()
+        ):
             await self.discard()
             await self._open(browser)
         self.visit, self.fenced = visit, self.pages > 0  # (the last page's errors: not visit's)
         self.pages += 1
+
+    async def warm(self, browser: Browser) -> None:
+        """Open the lane's context, page and session now, before it has a page to serve (a
+        worker that waits for the crawl's first links, while the first page loads). A lane that
+        could not be opened is left closed: `take` opens it again, and reports the trouble."""
+        if self.page is not None:
+            return
+        try:
+            await asyncio.wait_for(
+                self._open(browser), self.options.page_timeout + self.options.look_timeout
+            )
+        except (Exception, asyncio.TimeoutError):
+            await self.discard()
 
     async def _open(self, browser: Browser) -> None:
         """A new context, its page, and a session attached before anything loads; the page's

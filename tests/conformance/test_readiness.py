@@ -27,16 +27,29 @@ READY = Path(__file__).parents[1] / "pages" / "ready"
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
+    asked: list[str]  # the paths asked for, in order (each site's own list)
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 
+    def do_GET(self) -> None:
+        self.asked.append(self.path)
+        super().do_GET()
+
 
 @pytest.fixture
-def site(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+def asked() -> list[str]:
+    """The paths the site's server was asked for."""
+    return []
+
+
+@pytest.fixture
+def site(tmp_path: Path, asked: list[str]) -> Iterator[tuple[Path, str]]:
     """tests/pages/ready/ copied into a folder served on 127.0.0.1: (folder, base URL)."""
     root = tmp_path / "site"
     shutil.copytree(READY, root)
-    handler = functools.partial(_Quiet, directory=str(root))
+    served = type("_Served", (_Quiet,), {"asked": asked})
+    handler = functools.partial(served, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -100,6 +113,19 @@ def test_a_page_that_painted_nothing_is_still_checked(site: tuple[Path, str]) ->
     [forms] = found(report, "readiness.form-coverage")
     assert "form#search" in forms["message"]
     assert report["summary"]["passed"]
+
+
+def test_axe_reads_the_page_without_waiting_on_its_iframes(
+    site: tuple[Path, str], asked: list[str]
+) -> None:
+    # axe-core is in the main frame only, so no iframe answers its question: it waited 500 ms
+    # (its ping wait) on each one for nothing. The page's own nameless button is still found.
+    _, base = site
+    report = check(f"{base}/framed.html")
+    rules = {f["detail"]["rule"] for f in found(report, "readiness.accessibility-tree")}
+    assert "button-name" in rules
+    assert "/framed-widget.html" in asked
+    assert "/asked-by-axe.txt" not in asked
 
 
 def test_a_malformed_llms_txt_is_a_warning(site: tuple[Path, str]) -> None:

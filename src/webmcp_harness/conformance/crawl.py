@@ -89,6 +89,7 @@ class Crawl:
         self._workers: list[asyncio.Task[None]] = []
         self._out: collections.deque[PageOutcome] = collections.deque()
         self._more = asyncio.Event()  # set when an outcome is ready
+        self._first_lane = asyncio.Event()  # set once the first worker's lane is open
 
     @property
     def found(self) -> list[str]:
@@ -101,8 +102,11 @@ class Crawl:
         for url in urls:
             self.frontier.add(url, 0, seed=True)
         if len(self.browsers) == 1 and self._source is None:
+            count = max(1, self.options.workers)
+            warm = self._warm_lanes(urls, count)
             workers = [
-                asyncio.ensure_future(self._worker()) for _ in range(max(1, self.options.workers))
+                asyncio.ensure_future(self._worker(warm=i < warm, first=i == 0))
+                for i in range(count)
             ]
         else:
             workers = self._grid_workers()
@@ -122,13 +126,28 @@ class Crawl:
                 worker.cancel()
             await asyncio.gather(joined, *workers, return_exceptions=True)
 
-    async def _worker(self, node: _Node | None = None) -> None:
+    def _warm_lanes(self, urls: Sequence[str], workers: int) -> int:
+        """How many workers open their lane at once, before they have a page: as many as may
+        get one (a crawl may find a page for each), so that the pages the first one links to
+        do not wait for a new context after it has loaded (a context costs as much as a load)."""
+        pages = min(self.options.max_pages, len(set(urls)) if self.options.crawl == 0 else workers)
+        return min(workers, pages)
+
+    async def _worker(
+        self, node: _Node | None = None, *, warm: bool = False, first: bool = False
+    ) -> None:
         """Check pages from the queue (in node's browser, until it disconnects), one after the
-        other in the worker's lane."""
+        other in the worker's lane (with warm, opened before it has a page, in the first browser:
+        at once when first, else once the first worker's lane is open)."""
         queue = self.frontier.queue
         dead = asyncio.ensure_future(node.dead.wait()) if node is not None else None
         lane = Lane(self.options, self.prepare_context)
         try:
+            if warm:
+                if not first:  # (not at once with the first page's context: it is in a hurry)
+                    await self._first_lane.wait()
+                await lane.warm(self.browsers[0])
+                self._first_lane.set()
             while True:
                 url, depth, seed = await queue.get()
                 try:

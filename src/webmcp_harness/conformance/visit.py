@@ -200,6 +200,18 @@ async def _nothing() -> None:
     return None
 
 
+# axe-core's run: the agent rules, violations only. axe is in the main frame alone, so it reads
+# the main frame's document (as before); `iframes: false` stops it asking each iframe for its
+# results, which no iframe without axe answers: axe waited 500 ms (its pingWaitTime) for them on
+# any page with an iframe, for nothing. `preload: false`: none of these rules reads the
+# stylesheets or media axe would fetch first.
+_AXE_OPTIONS = {
+    "runOnly": {"type": "rule", "values": list(AGENT_RULES)},
+    "resultTypes": ["violations"],
+    "iframes": False,
+    "preload": False,
+}
+
 _ONLY_GIVEN = "run on the pages given, not on crawled ones (as Lighthouse audits one page)"
 
 _MAX_LLMS_TXT = 100_000  # bytes of /llms.txt read
@@ -243,13 +255,30 @@ class Lane:
         self.origins: set[str] = set()  # of every document loaded since the reset
 
     async def take(self, visit: PageVisit, browser: Browser) -> None:
-        """Serve visit in browser: the lane's page back to how the lane began after another page,
-        else a new context; the page's events go to visit from now on."""
-        if self.page is None or self.browser is not browser or not await self._reset():
+        """Serve visit in browser: the lane's page back to how the lane began after another page
+        (as it is, when opened by `warm` and not used yet), else a new context; the page's events
+        go to visit from now on."""
+        fresh = self.page is not None and self.browser is browser and self.pages == 0
+        if not fresh and (
+            self.page is None or self.browser is not browser or not await self._reset()
+        ):
             await self.discard()
             await self._open(browser)
         self.visit, self.fenced = visit, self.pages > 0  # (the last page's errors: not visit's)
         self.pages += 1
+
+    async def warm(self, browser: Browser) -> None:
+        """Open the lane's context, page and session now, before it has a page to serve (a
+        worker that waits for the crawl's first links, while the first page loads). A lane that
+        could not be opened is left closed: `take` opens it again, and reports the trouble."""
+        if self.page is not None:
+            return
+        try:
+            await asyncio.wait_for(
+                self._open(browser), self.options.page_timeout + self.options.look_timeout
+            )
+        except (Exception, asyncio.TimeoutError):
+            await self.discard()
 
     async def _open(self, browser: Browser) -> None:
         """A new context, its page, and a session attached before anything loads; the page's
@@ -587,11 +616,10 @@ class PageVisit:
         page, limit = self.page, self.options.look_timeout
         assert page is not None
         skipped: dict[str, str] = {}
-        options = {"runOnly": {"type": "rule", "values": list(AGENT_RULES)}}
         origin = split_origin(self.current_url or self.url)
         web = origin is not None and origin.scheme in ("http", "https")
         axe, llms = await asyncio.gather(
-            bounded(Axe().run(page, options={**options, "resultTypes": ["violations"]}), limit),
+            bounded(Axe().run(page, options=_AXE_OPTIONS), limit),
             self._llms_txt(f"{origin}/llms.txt", limit) if web else _nothing(),
         )
         if axe is None:

@@ -173,6 +173,21 @@ def browser_server(node: str) -> str:
     return node
 
 
+@pytest.fixture(scope="session")
+def flagless_chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The http://HOST:PORT CDP endpoint of one Chromium per worker WITHOUT the WebMCP features.
+
+    As a user points the CLI (`--cdp`) or Playwright (`connect_over_cdp`) at their own browser.
+    For the tests of pages in a browser without WebMCP (polyfills, the no-WebMCP answers) that are
+    not about how a browser is launched: they share it (each in a context of its own) instead of
+    each starting a Chromium. The browser the CLI launches itself always has the flag.
+    """
+    from cdp_chromium import chromium_over_cdp
+
+    with chromium_over_cdp(tmp_path_factory.mktemp("flagless-profile"), webmcp=False) as url:
+        yield url
+
+
 _SYNC_PLAYWRIGHT = {"page", "context", "browser", "webmcp", "playwright", "new_context"}
 
 

@@ -55,7 +55,6 @@ from webmcp_harness.agent.policy import (
 )
 from webmcp_harness.agent.specs import tool_spec
 from webmcp_harness.session.adapters import run_sync as run_on_page
-from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 from webmcp_harness.testing.demo import load_expectations
 
@@ -331,17 +330,19 @@ def test_an_output_under_the_limit_comes_back_whole(site: Site) -> None:
     assert "over the limit of 10,000 bytes" in small["message"]
 
 
-def test_a_browser_without_webmcp_is_not_connected(pages_url: str) -> None:
+def test_a_browser_without_webmcp_is_not_connected(pages_url: str, flagless_chromium: str) -> None:
     async def body() -> dict[str, Any]:
         async with async_playwright() as p:
-            browser = await launch(p, webmcp=False)
+            browser = await p.chromium.connect_over_cdp(flagless_chromium)  # the worker's one
+            context = await browser.new_context()
             try:
-                page = await browser.new_page()
+                page = await context.new_page()
                 session = await WebMCPSession.attach(page, timeout=5)
                 await page.goto(f"{pages_url}/other.html")
                 return await Gateway(session, owner=SAM).use_tool("echo", {"text": "hi"})
             finally:
-                await browser.close()
+                await context.close()
+                await browser.close()  # over CDP: disconnects, the browser stays up
 
     answer = in_thread(body)
     assert answer["error"] == "not_connected"

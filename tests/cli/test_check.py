@@ -699,10 +699,13 @@ def test_bare_check_checks_the_demo_shop_quickly_and_passes() -> None:
     assert took < 30
 
 
-def test_the_cli_judges_calls_with_the_one_judge_and_explores_new_tools(pages_url: str) -> None:
+def test_the_cli_judges_calls_with_the_one_judge_and_explores_new_tools(
+    pages_url: str, browser_server: str
+) -> None:
     base = f"{pages_url}/defects/"
     names = ["crashes-on-valid-input.html", "failure-flagged.html", "explore-game.html"]
-    result = invoke("check", *[base + n for n in names], "--timeout", "8", "--json")
+    urls = [base + n for n in names]
+    result = invoke("check", *urls, "--timeout", "8", "--json", "--connect", browser_server)
     assert result.exit_code == 1, result.output
     data = json.loads(result.stdout)
     got = {
@@ -721,11 +724,14 @@ def test_the_cli_judges_calls_with_the_one_judge_and_explores_new_tools(pages_ur
 
 
 def test_allow_no_tools_passes_a_page_meant_to_have_none_and_explore_0_stays_on_the_first_list(
-    pages_url: str,
+    pages_url: str, browser_server: str
 ) -> None:
     base = f"{pages_url}/defects/"
     urls = [base + "no-tools.html", base + "explore-game.html"]
-    result = invoke("check", *urls, "--allow-no-tools", "--explore", "0", "--json")
+    # The pages register their tools as they load: --settle 0 reads them without the wait for
+    # a first tool on the page that has none (what is tested is what the options allow).
+    quick = ("--settle", "0", "--connect", browser_server)
+    result = invoke("check", *urls, "--allow-no-tools", "--explore", "0", "--json", *quick)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [(f["check"], f["severity"]) for f in data["findings"]] == [
@@ -733,7 +739,7 @@ def test_allow_no_tools_passes_a_page_meant_to_have_none_and_explore_0_stays_on_
     ]
     game = next(p for p in data["pages"] if p["url"].endswith("explore-game.html"))
     assert [t["name"] for t in game["tools"]] == ["start_game"]
-    without = invoke("check", base + "no-tools.html", "--json")
+    without = invoke("check", base + "no-tools.html", "--json", *quick)
     assert without.exit_code == 1, without.output
 
 
@@ -750,15 +756,16 @@ reason = "wording agreed with the product team"
 
 
 def test_a_config_file_allows_no_tools_and_ignores_checks_on_matching_pages_and_says_so(
-    pages_url: str, tmp_path: Path
+    pages_url: str, tmp_path: Path, browser_server: str
 ) -> None:
     base = f"{pages_url}/defects/"
     config, junit, html = tmp_path / "check.toml", tmp_path / "junit.xml", tmp_path / "r.html"
     config.write_text(CONFIG, encoding="utf-8")
     urls = [base + "no-tools.html", base + "description-useful.html"]
+    quick = ("--settle", "0", "--connect", browser_server)  # the pages register as they load
     result = invoke(
         "check", *urls, "--config", str(config), "--strict", "--json",
-        "--junit", str(junit), "--html", str(html),
+        "--junit", str(junit), "--html", str(html), *quick,
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -780,7 +787,7 @@ def test_a_config_file_allows_no_tools_and_ignores_checks_on_matching_pages_and_
     shown = html.read_text(encoding="utf-8")
     assert "Ignored (not counted: --config)" in shown
     assert why in shown
-    without = invoke("check", *urls, "--strict", "--json")
+    without = invoke("check", *urls, "--strict", "--json", *quick)
     assert without.exit_code == 1, without.output
     assert {f["check"] for f in json.loads(without.stdout)["findings"]} == {
         "discovery.tools-found",

@@ -150,8 +150,10 @@ def test_tools_shows_no_frame_column_when_every_tool_is_in_the_main_frame(
     assert any(len(line) > 80 for line in lines)  # the width given is used
 
 
-def test_zero_tools_says_why_there_might_be_none(pages_url: str) -> None:
-    ran = harness("tools", f"{pages_url}/defects/no-tools.html")
+def test_zero_tools_says_why_there_might_be_none(pages_url: str, browser_server: str) -> None:
+    # --settle 0: the advice is the same whether or not the harness waited for a first tool.
+    url = f"{pages_url}/defects/no-tools.html"
+    ran = harness("tools", url, "--settle", "0", "--connect", browser_server)
     assert ran.code == EXIT_OK, ran.err
     assert "0 tools at" in ran.err
     assert "--settle" in ran.err
@@ -277,7 +279,7 @@ def test_run_json_is_one_document_and_step_lines_go_to_stderr(
     assert "passed:" in ran.err
     assert "✓" in ran.err
 
-    replayed = harness("replay", transcript, "--json")
+    replayed = harness("replay", transcript, "--json", "--connect", browser_server)
     assert replayed.code == EXIT_OK, replayed.err
     assert one_json_document(replayed.out) == {
         "steps": run["total"],
@@ -336,24 +338,33 @@ def test_demo_json_prints_its_url_as_one_document() -> None:
 
 
 # -- late tools: settling as a browser auditor does ---------------------------------------------
-def test_tools_lists_a_tool_registered_900_ms_after_load(pages_url: str) -> None:
-    ran = harness("tools", f"{pages_url}/ready/late-tool.html", "--json")
+def test_tools_lists_a_tool_registered_900_ms_after_load(
+    pages_url: str, browser_server: str
+) -> None:
+    ran = harness(
+        "tools", f"{pages_url}/ready/late-tool.html", "--json", "--connect", browser_server
+    )
     tools = one_json_document(ran.out)
     assert isinstance(tools, list)
     assert {t["name"] for t in tools} == {"list_orders", "count_orders"}
 
 
 def test_a_short_settle_still_overrides_and_reads_the_list_before_the_late_tool(
-    pages_url: str,
+    pages_url: str, browser_server: str
 ) -> None:
-    ran = harness("tools", f"{pages_url}/ready/late-tool.html", "--json", "--settle", "0.1")
+    url = f"{pages_url}/ready/late-tool.html"
+    ran = harness("tools", url, "--json", "--settle", "0.1", "--connect", browser_server)
     tools = one_json_document(ran.out)
     assert isinstance(tools, list)
     assert {t["name"] for t in tools} == {"list_orders"}
 
 
-def test_check_checks_a_tool_registered_900_ms_after_load(pages_url: str) -> None:
-    ran = harness("check", f"{pages_url}/ready/late-tool.html", "--json")
+def test_check_checks_a_tool_registered_900_ms_after_load(
+    pages_url: str, browser_server: str
+) -> None:
+    ran = harness(
+        "check", f"{pages_url}/ready/late-tool.html", "--json", "--connect", browser_server
+    )
     report = one_json_document(ran.out)
     assert isinstance(report, dict)
     [page] = report["pages"]
@@ -363,8 +374,10 @@ def test_check_checks_a_tool_registered_900_ms_after_load(pages_url: str) -> Non
 
 
 # -- where each tool was registered --------------------------------------------------------------
-def test_tools_json_says_where_each_tool_was_registered(pages_url: str) -> None:
-    ran = harness("tools", f"{pages_url}/ready/located.html", "--json")
+def test_tools_json_says_where_each_tool_was_registered(
+    pages_url: str, browser_server: str
+) -> None:
+    ran = harness("tools", f"{pages_url}/ready/located.html", "--json", "--connect", browser_server)
     [tool] = one_json_document(ran.out)  # type: ignore[misc]
     assert tool["location"] == {
         "url": f"{pages_url}/ready/located.js",
@@ -373,8 +386,10 @@ def test_tools_json_says_where_each_tool_was_registered(pages_url: str) -> None:
     }
 
 
-def test_a_finding_about_a_tool_says_where_it_was_registered(pages_url: str) -> None:
-    ran = harness("check", f"{pages_url}/ready/located.html", "--json")
+def test_a_finding_about_a_tool_says_where_it_was_registered(
+    pages_url: str, browser_server: str
+) -> None:
+    ran = harness("check", f"{pages_url}/ready/located.html", "--json", "--connect", browser_server)
     report = one_json_document(ran.out)
     assert isinstance(report, dict)
     [finding] = [f for f in report["findings"] if f["tool"] == "get_stock"]
@@ -384,9 +399,10 @@ def test_a_finding_about_a_tool_says_where_it_was_registered(pages_url: str) -> 
 
 
 def test_a_source_that_cannot_tell_where_a_tool_was_registered_gives_no_location(
-    pages_url: str,
+    pages_url: str, browser_server: str
 ) -> None:
-    ran = harness("tools", f"{pages_url}/ready/located.html", "--json", "--backend", "inpage")
+    url = f"{pages_url}/ready/located.html"
+    ran = harness("tools", url, "--json", "--backend", "inpage", "--connect", browser_server)
     [tool] = one_json_document(ran.out)  # type: ignore[misc]
     assert tool["name"] == "get_stock"
     assert "location" not in tool
@@ -400,9 +416,11 @@ def test_a_source_that_cannot_tell_where_a_tool_was_registered_gives_no_location
     ],
 )
 def test_call_says_failed_for_an_answer_that_is_a_refusal(
-    pages_url: str, tool: str, args: str, why: str
+    pages_url: str, browser_server: str, tool: str, args: str, why: str
 ) -> None:
-    ran = harness("call", f"{pages_url}/truth/refusals.html", tool, args)
+    ran = harness(
+        "call", f"{pages_url}/truth/refusals.html", tool, args, "--connect", browser_server
+    )
     assert ran.code == EXIT_OK, ran.err
     assert f"{tool}: failed" in ran.err
     assert why in ran.err
@@ -416,8 +434,12 @@ def test_call_says_failed_for_an_answer_that_is_a_refusal(
         ("failed-shim.html", "/truth/vendor/webmcp-shim.js did not run (HTTP 404)"),
     ],
 )
-def test_tools_says_exactly_why_a_page_has_none(pages_url: str, page: str, said: str) -> None:
-    ran = harness("tools", f"{pages_url}/truth/{page}", "--settle", "0.2", columns=400)
+def test_tools_says_exactly_why_a_page_has_none(
+    pages_url: str, browser_server: str, page: str, said: str
+) -> None:
+    # --settle 0: the reasons are read from the loaded page, not from waiting for a first tool.
+    url = f"{pages_url}/truth/{page}"
+    ran = harness("tools", url, "--settle", "0", "--connect", browser_server, columns=400)
     assert ran.code == EXIT_OK, ran.err
     assert "0 tools" in ran.err
     assert said in ran.err

@@ -118,15 +118,17 @@ def test_nothing_in_the_shops_normal_traffic_is_taken_for_a_secret(
     assert "[redacted]" not in path.read_text(encoding="utf-8")
 
 
-def test_replay_of_the_example_reports_no_difference(example: tuple[Command, Path]) -> None:
+def test_replay_of_the_example_reports_no_difference(
+    example: tuple[Command, Path], browser_server: str
+) -> None:
     _, path = example
-    replayed = harness("replay", path)
+    replayed = harness("replay", path, "--connect", browser_server)
     assert replayed.code == 0, replayed.out + replayed.err
     assert replayed.out == "no differences\n"
 
 
 def test_replay_reports_each_step_whose_coded_outcome_changed(
-    example: tuple[Command, Path], tmp_path: Path
+    example: tuple[Command, Path], tmp_path: Path, browser_server: str
 ) -> None:
     _, path = example
     entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -134,7 +136,7 @@ def test_replay_reports_each_step_whose_coded_outcome_changed(
     unavailable["outcome"] = {**unavailable["outcome"], "code": None, "kind": None, "ok": True}
     edited = tmp_path / "older-site.jsonl"
     edited.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
-    replayed = harness("replay", edited, "--json")
+    replayed = harness("replay", edited, "--json", "--connect", browser_server)
     assert replayed.code == 1, replayed.out + replayed.err
     report = json.loads(replayed.out)
     assert report["same"] is False
@@ -185,7 +187,7 @@ def test_a_bad_script_is_refused_before_anything_runs(
     assert not transcript.exists()  # nothing ran, nothing was written
 
 
-def test_a_failing_step_ends_the_run_with_status_1(tmp_path: Path) -> None:
+def test_a_failing_step_ends_the_run_with_status_1(tmp_path: Path, browser_server: str) -> None:
     script = tmp_path / "fails.yaml"
     script.write_text(
         "owner: Sam Rivera\n"
@@ -198,7 +200,7 @@ def test_a_failing_step_ends_the_run_with_status_1(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     transcript = tmp_path / "fails.jsonl"
-    ran = harness("run", script, "--transcript", transcript)
+    ran = harness("run", script, "--transcript", transcript, "--connect", browser_server)
     assert ran.code == 1, ran.out + ran.err
     assert "  2 ✗ call add_to_cart" in ran.out
     assert "expected the tool's result, got vendor (failed): \"Out of stock" in ran.out
@@ -503,9 +505,12 @@ SHOP_EVALS = Path(__file__).resolve().parents[1] / "agent" / "evals" / "shop-eva
 
 
 @pytest.fixture(scope="module")
-def evals_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Command, Path]:
+def evals_run(
+    tmp_path_factory: pytest.TempPathFactory, browser_server: str
+) -> tuple[Command, Path]:
     transcript = tmp_path_factory.mktemp("evals") / "evals.jsonl"
-    return harness("run", SHOP_EVALS, "--transcript", transcript, "--json"), transcript
+    args = ("--transcript", transcript, "--json", "--connect", browser_server)
+    return harness("run", SHOP_EVALS, *args), transcript
 
 
 def test_an_eval_suite_runs_each_eval_and_reports_the_failed_one(
@@ -550,7 +555,9 @@ def test_each_eval_is_a_run_of_its_own_in_the_transcript(evals_run: tuple[Comman
     assert sent["input"] == {"q": "wool", "category": "apparel"}  # $contains made concrete
 
 
-def test_a_result_that_does_not_match_is_a_failed_eval_naming_the_place(tmp_path: Path) -> None:
+def test_a_result_that_does_not_match_is_a_failed_eval_naming_the_place(
+    tmp_path: Path, browser_server: str
+) -> None:
     suite = tmp_path / "evals.json"
     suite.write_text(
         json.dumps(
@@ -566,7 +573,7 @@ def test_a_result_that_does_not_match_is_a_failed_eval_naming_the_place(tmp_path
         ),
         encoding="utf-8",
     )
-    ran = harness("run", suite)
+    ran = harness("run", suite, "--connect", browser_server)
     assert ran.code == 1
     assert "result.item_count: expected 5, got 0" in ran.out
 

@@ -40,7 +40,6 @@ import pytest
 from playwright.async_api import Browser, async_playwright
 from playwright.sync_api import Page
 
-from cdp_chromium import chromium_over_cdp
 from demo_ready import wait_for_tool_or_refusal
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.results import ToolResult
@@ -138,14 +137,14 @@ def shop() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def flagless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def flagless(flagless_chromium: str) -> str:
     """A Chromium launched without the WebMCP flag, reachable over CDP (as `--cdp` takes it).
 
     This is how a user points the CLI at a browser without WebMCP: their own browser, started
-    with a debugging port; the CLI only ever launches Chromium with the flag.
+    with a debugging port; the CLI only ever launches Chromium with the flag. The worker's one
+    (conftest's `flagless_chromium`), shared with the other tests of a browser without WebMCP.
     """
-    with chromium_over_cdp(tmp_path_factory.mktemp("flagless-profile"), webmcp=False) as url:
-        yield url
+    return flagless_chromium
 
 
 class Loop:
@@ -236,7 +235,7 @@ def test_a_page_without_model_context_is_unavailable_and_says_why(
             page = await context.new_page()
             async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
                 await page.goto(f"{site}/none.html")
-                assert await session.tools() == []
+                assert await session.tools(settle=0) == []  # not 2.5 s waiting for a first one
                 result = await session.call("echo", {"text": "hi"})
                 assert result.record.code == "unavailable"
                 assert result.record.reason == "no_webmcp"  # what a caller branches on
@@ -453,28 +452,38 @@ def test_cli_tools_and_call_work_on_polyfilled_pages_without_the_flag(
 
 
 def test_cli_call_on_a_page_without_model_context_says_so(site: str, flagless: str) -> None:
-    # `call` waits up to --timeout (here 3 s) for the tool to be registered.
+    # `call` waits up to --timeout (here 3 s) for the tool to be registered; --settle 0 reads
+    # the list at once instead of also waiting up to 2.5 s for a first tool before the call.
+    none = f"{site}/none.html"
     (result,) = _cli_runs(
-        ["call", f"{site}/none.html", "echo", *_without_the_flag(flagless, "auto", 3)]
+        ["call", none, "echo", "--settle", "0", *_without_the_flag(flagless, "auto", 3)]
     )
     assert result["structuredContent"]["error"] == {"code": "unavailable", "retryable": True}
     assert f"this page ({site}/none.html) {NO_CONTEXT}." in result["content"][0]["text"]
 
 
-def test_with_the_flag_on_the_cli_reaches_polyfilled_tools_natively(site: str) -> None:
-    # The CLI's own launch has the WebMCP flag: the polyfills defer to (or wrap) native WebMCP.
-    (tools,) = _cli_runs(["tools", f"{site}/global.html", "--json", "--timeout", f"{WAIT:g}"])
+def test_with_the_flag_on_the_cli_reaches_polyfilled_tools_natively(
+    site: str, browser_server: str
+) -> None:
+    # A Chromium with the WebMCP flag (as the CLI launches it; here the worker's browser server):
+    # the polyfills defer to (or wrap) native WebMCP.
+    connect = ["--connect", browser_server]
+    (tools,) = _cli_runs(
+        ["tools", f"{site}/global.html", "--json", "--timeout", f"{WAIT:g}", *connect]
+    )
     assert sorted(t["name"] for t in tools) == ["boom", "echo"]
     assert {t["backend"] for t in tools} == {"cdp"}  # the browser's own registry
 
 
-def test_with_the_flag_on_a_forced_inpage_backend_keeps_a_thrown_message(site: str) -> None:
+def test_with_the_flag_on_a_forced_inpage_backend_keeps_a_thrown_message(
+    site: str, browser_server: str
+) -> None:
     # @mcp-b/global over native WebMCP: Chromium's script executeTool() drops what the tool threw;
     # the in-page backend gives the same code and message as the default one.
-    url = f"{site}/global-throws.html"
+    url, connect = f"{site}/global-throws.html", ["--connect", browser_server]
     default, inpage = _cli_runs(
         *(
-            ["call", url, "find_product", '{"id": "p-9"}', "--json", "--backend", backend]
+            ["call", url, "find_product", '{"id": "p-9"}', "--json", "--backend", backend, *connect]
             for backend in ("auto", "inpage")
         )
     )

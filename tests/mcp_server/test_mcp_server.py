@@ -1,9 +1,9 @@
 """`webmcp-harness serve`: the page's tools through the MCP SDK's own clients, in real Chromium.
 
 One stdio server (a client that answers elicitations) and one streamable-HTTP server (a client
-without elicitation, a short timeout) serve every test of their module; each test opens the page
-it needs with `browser_open`. Their clients run on an event loop of their own thread, so the
-tests stay plain functions.
+without elicitation, a short timeout, no untrusted labels) serve every test of their module; each
+test opens the page it needs with `browser_open`. Their clients run on an event loop of their own
+thread, so the tests stay plain functions.
 """
 
 from __future__ import annotations
@@ -224,10 +224,11 @@ def stdio(tmp_path_factory: pytest.TempPathFactory, demo: str) -> Iterator[Clien
 
 @pytest.fixture(scope="module")
 def http(demo: str) -> Iterator[Client]:
-    """A streamable-HTTP server with a 4 s timeout that acts as the person (--confirm), whose
-    client cannot elicit."""
+    """A streamable-HTTP server with a 4 s timeout that acts as the person (--confirm), and
+    leaves page strings unlabelled (--no-untrusted-labels), whose client cannot elicit."""
+    serving = (f"{demo}/", "--http", "0", "--timeout", "4", "--confirm", "--no-untrusted-labels")
     process = subprocess.Popen(
-        [sys.executable, *_serve_args(f"{demo}/", "--http", "0", "--timeout", "4", "--confirm")],
+        [sys.executable, *_serve_args(*serving)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -585,20 +586,13 @@ def test_page_strings_are_labelled_untrusted_by_default(stdio: Client, demo: str
 
 
 def test_no_untrusted_labels_leaves_page_strings_as_the_page_gave_them(
-    tmp_path: Path, demo: str
+    http: Client, demo: str
 ) -> None:
-    with (tmp_path / "server.log").open("w") as log:
-        client = Client(_stdio(log, "--no-untrusted-labels", f"{demo}/cart"), elicit=False)
-        client.start()
-        try:
-            tools = {t.name: t for t in client.run(lambda s: client.listed(s, "view_cart"))}
-            assert UNTRUSTED_DESCRIPTION not in (tools["view_cart"].description or "")
-            seen = client.call("view_cart")
-            assert all(
-                c.text != UNTRUSTED_RESULT for c in seen.content if isinstance(c, types.TextContent)
-            )
-        finally:
-            client.close()
+    http.open(f"{demo}/cart")  # the HTTP server runs with --no-untrusted-labels
+    tools = {t.name: t for t in http.run(lambda s: http.listed(s, "view_cart"))}
+    assert UNTRUSTED_DESCRIPTION not in (tools["view_cart"].description or "")
+    seen = http.call("view_cart")
+    assert all(c.text != UNTRUSTED_RESULT for c in seen.content if isinstance(c, types.TextContent))
 
 
 # -- the generic tools ------------------------------------------------------------------------
@@ -644,7 +638,7 @@ def test_webmcp_call_tool_reaches_a_tool_that_appeared_after_a_navigation_withou
     assert code(bad) == "invalid_input"
 
 
-# -- streamable HTTP, no elicitation, a 4 s timeout, --confirm ---------------------------------
+# -- streamable HTTP, no elicitation, a 4 s timeout, --confirm, no labels -----------------------
 def test_over_http_the_tools_are_listed_and_a_call_answers(http: Client, demo: str) -> None:
     http.open(f"{demo}/")
     tools = {t.name: t for t in http.run(lambda s: http.listed(s, "get_product"))}

@@ -1,4 +1,5 @@
-"""`--webmcp-coverage`, its JSON and fail-under, through pytester, in one process and under xdist."""
+"""`--webmcp-coverage`, its JSON and fail-under, through pytester, in one process and under xdist
+(where a failed test's calls are printed and written too)."""
 
 from __future__ import annotations
 
@@ -77,14 +78,26 @@ def test_coverage_prints_a_table_writes_json_and_fails_under_its_threshold(
     assert "WebMCP coverage" not in passing.stdout.str()  # the table only with --webmcp-coverage
 
 
-def test_coverage_and_snapshots_work_under_xdist_with_two_workers(
+# Beside the calls that pass in either worker, one test that fails in its worker.
+XDIST_FILE = """
+
+def test_fails_in_a_worker(page, webmcp, site):
+    page.goto(site)
+    expect(webmcp.call("boom")).to_succeed()
+"""
+
+
+def test_coverage_snapshots_and_a_failure_s_calls_work_under_xdist_with_two_workers(
     pytester: pytest.Pytester,
 ) -> None:
-    suite(pytester, COVERAGE_FILE + SNAPSHOT_FILE)
+    suite(pytester, COVERAGE_FILE + SNAPSHOT_FILE + XDIST_FILE)
     args = ("-n", "2", "--webmcp-coverage", "--webmcp-coverage-json=cov.json")
     result = run(pytester, *args, "--webmcp-update-snapshots")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=5, failed=1)
     result.stdout.fnmatch_lines(["*2 workers*", "*WebMCP coverage*", "2 of 5 tools called (40.0%)"])
+    result.stdout.fnmatch_lines(["*- webmcp calls (last 1) -*", "#1 boom({}) -> failed:*"])
+    (calls,) = (pytester.path / "test-results").rglob("webmcp-calls.json")
+    assert "test-fails-in-a-worker" in calls.parent.name
     data = json.loads((pytester.path / "cov.json").read_text(encoding="utf-8"))
     echo = next(t for t in data["tools"] if t["name"] == "echo")
     assert echo["codes"] == {"invalid_input": 1, "ok": 2}  # both workers' calls, counted once

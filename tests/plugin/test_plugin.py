@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -88,6 +89,36 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args, timeout=180)
 
 
+# The user files that need no conftest and no option but --webmcp-coverage share one inner run
+# (one process, one browser): each test below checks its own file's part of it, by its inner
+# tests' names.
+_PLAIN_RUN: list[pytest.RunResult] = []
+
+
+def plain_run(pytester: pytest.Pytester) -> pytest.RunResult:
+    """The one inner run of the plain files (USER_FILE ... CLEAN_FILE) under --webmcp-coverage
+    (the leak check's condition: it keeps every call's record), started by the first test that
+    asks for it."""
+    if not _PLAIN_RUN:
+        files = USER_FILE + FIXTURE_FILE + ASSERTIONS_FILE + MARKER_FILE + TIMEOUTS_FILE
+        suite(pytester, files + CLEAN_FILE)
+        assert not list(pytester.path.rglob("conftest.py"))
+        _PLAIN_RUN.append(run(pytester, "-rA", "--webmcp-coverage"))
+    return _PLAIN_RUN[0]
+
+
+def outcomes(result: pytest.RunResult, body: str) -> dict[str, int]:
+    """How the inner tests defined in ``body`` ended, from the run's -rA summary."""
+    names = re.findall(r"^def (test_\w+)", body, re.M)
+    found: dict[str, int] = {}
+    for line in result.outlines:
+        m = re.match(r"(PASSED|FAILED|ERROR) test_user\.py::(test_\w+)", line)
+        if m and m.group(2) in names:
+            key = {"PASSED": "passed", "FAILED": "failed", "ERROR": "errors"}[m.group(1)]
+            found[key] = found.get(key, 0) + 1
+    return found
+
+
 # -- a user's test file ----------------------------------------------------------------------
 USER_FILE = """
 
@@ -151,10 +182,7 @@ def test_the_demo_shop_is_served(page, webmcp, webmcp_demo_url):
 def test_a_user_test_file_without_conftest_gets_the_fixture_and_coded_results(
     pytester: pytest.Pytester,
 ) -> None:
-    suite(pytester, USER_FILE + FIXTURE_FILE)
-    assert not list(pytester.path.rglob("conftest.py"))
-    result = run(pytester)
-    result.assert_outcomes(passed=7)
+    assert outcomes(plain_run(pytester), USER_FILE + FIXTURE_FILE) == {"passed": 7}
 
 
 # -- launching -------------------------------------------------------------------------------
@@ -241,6 +269,7 @@ OPTIONS_FILE = """
 
 def test_timeout_option(page, webmcp, site):
     assert webmcp.timeout == 2.5
+    assert webmcp.core.backend.name == "cdp"
     page.goto(site)
     result = webmcp.call("hang")
     expect(result).to_have_code("timeout")
@@ -266,9 +295,19 @@ def test_browser_path_option(browser_type_launch_args):
 """
 
 
-def test_the_options_set_timeout_confirm_browser_path_and_backend(
+# An ini file the command line's options beat, each one (its defaults: test_ini_options_...).
+BEATEN_INI = """
+[pytest]
+webmcp_timeout = 7
+webmcp_confirm = false
+webmcp_backend = inpage
+"""
+
+
+def test_the_options_set_timeout_confirm_browser_path_and_backend_and_beat_the_ini_file(
     pytester: pytest.Pytester,
 ) -> None:
+    pytester.makeini(BEATEN_INI)
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     link = pytester.path / "my-chromium"
     link.symlink_to(chromium)
@@ -351,9 +390,8 @@ def test_an_unknown_setting(webmcp):
 
 
 def test_the_marker_sets_timeout_and_confirm_per_test(pytester: pytest.Pytester) -> None:
-    suite(pytester, MARKER_FILE)
-    result = run(pytester)
-    result.assert_outcomes(passed=3, errors=2)
+    result = plain_run(pytester)
+    assert outcomes(result, MARKER_FILE) == {"passed": 3, "errors": 2}
     result.stdout.fnmatch_lines(
         [
             "@pytest.mark.webmcp: timeout must be a number of seconds more than 0; got 'soon'",
@@ -435,9 +473,8 @@ def test_not_to_have_tool_fails_after_its_timeout(page, webmcp, site):
 def test_each_assertion_passes_and_fails_with_the_call_record_at_the_user_s_line(
     pytester: pytest.Pytester,
 ) -> None:
-    suite(pytester, ASSERTIONS_FILE)
-    result = run(pytester)
-    result.assert_outcomes(passed=6, failed=6)
+    result = plain_run(pytester)
+    assert outcomes(result, ASSERTIONS_FILE) == {"passed": 6, "failed": 6}
     out = result.stdout
     out.fnmatch_lines(
         [
@@ -525,32 +562,6 @@ def test_artifacts_are_written_only_for_failed_tests_beside_playwright_s(
     assert "#2 echo(" not in result.stdout.str()
 
 
-# -- parallel ----------------------------------------------------------------------------------
-XDIST_FILE = """
-
-@pytest.mark.parametrize("n", range(3))
-def test_calls_in_a_worker(page, webmcp, site, n):
-    page.goto(site)
-    expect(webmcp.call("echo", {"text": str(n)})).to_succeed()
-
-
-def test_fails_in_a_worker(page, webmcp, site):
-    page.goto(site)
-    expect(webmcp.call("boom")).to_succeed()
-"""
-
-
-def test_a_run_under_xdist_with_two_workers(pytester: pytest.Pytester) -> None:
-    suite(pytester, XDIST_FILE)
-    result = run(pytester, "-n", "2")
-    result.assert_outcomes(passed=3, failed=1)
-    result.stdout.fnmatch_lines(
-        ["*2 workers*", "*- webmcp calls (last 1) -*", "#1 boom({}) -> failed:*"]
-    )
-    (calls,) = (pytester.path / "test-results").rglob("webmcp-calls.json")
-    assert "test-fails-in-a-worker" in calls.parent.name
-
-
 # -- traces ------------------------------------------------------------------------------------
 TRACE_FILE = """
 
@@ -633,9 +644,8 @@ def test_the_marker_refuses_milliseconds(webmcp):
 def test_timeouts_are_seconds_and_a_value_that_reads_as_milliseconds_is_refused(
     pytester: pytest.Pytester,
 ) -> None:
-    suite(pytester, TIMEOUTS_FILE)
-    result = run(pytester)
-    result.assert_outcomes(passed=3, errors=1)
+    result = plain_run(pytester)
+    assert outcomes(result, TIMEOUTS_FILE) == {"passed": 3, "errors": 1}
     result.stdout.fnmatch_lines(
         ["*@pytest.mark.webmcp: timeout=5000 looks like milliseconds: webmcp-harness takes sec*"]
     )
@@ -657,26 +667,16 @@ def test_the_ini_file_sets_timeout_confirm_and_backend(page, webmcp, site):
     assert webmcp.core.backend.name == "cdp"
     page.goto(site)
     expect(webmcp.call("subscribe", {"email": "a@example.com"})).to_succeed()
-
-
-def test_the_command_line_beats_the_ini_file(page, webmcp, site):
-    assert webmcp.timeout == 3
-    page.goto(site)
-    expect(webmcp.call("subscribe", {"email": "a@example.com"})).to_have_code("needs_user")
 """
 
 
-def test_ini_options_give_defaults_and_the_command_line_beats_them(
-    pytester: pytest.Pytester,
-) -> None:
+def test_ini_options_give_defaults(pytester: pytest.Pytester) -> None:
+    # that the command line beats them: test_the_options_set_..._and_beat_the_ini_file
     pytester.makeini(INI)
     suite(pytester, INI_FILE)
-    from_ini = run(pytester, "-k", "sets")
+    from_ini = run(pytester)
     from_ini.assert_outcomes(passed=1)
     from_ini.stdout.fnmatch_lines(["*- WebMCP coverage -*", "1 of 5 tools called (20.0%)"])
-    pytester.makeini(INI.replace("webmcp_confirm = true", "webmcp_confirm = false"))
-    from_cli = run(pytester, "-k", "beats", "--webmcp-timeout=3")
-    from_cli.assert_outcomes(passed=1)
 
 
 @pytest.mark.parametrize(
@@ -700,11 +700,12 @@ def test_a_bad_ini_value_is_a_usage_error(
 
 # -- clean sessions ----------------------------------------------------------------------------
 # Each test asserts that every session before it is garbage: the weak references are exact, so a
-# session that survives its test fails the very next one. So a dozen tests (under
-# --webmcp-coverage, which keeps every call's record) prove it as the 200 of old did, and an end
-# test checks the last session too. Put a leak back (the plugin keeping each session in a list)
-# and the second test fails.
-LEAK_TESTS = 12
+# session that survives its test fails the very next one. So three tests (under
+# --webmcp-coverage, which keeps every call's record) prove it as the 200 of old did: the second
+# checks a session closed after a test, the third one closed after a session that came before it,
+# and an end test checks the last session too. Put a leak back (the plugin keeping each session in
+# a list) and the second test fails.
+LEAK_TESTS = 3
 CLEAN_FILE = f"""
 import gc
 import weakref
@@ -734,8 +735,4 @@ def test_zz_the_last_session_is_garbage_too():
 
 
 def test_no_session_survives_its_test(pytester: pytest.Pytester) -> None:
-    suite(pytester, CLEAN_FILE)
-    result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-q", "-x", "--webmcp-coverage", timeout=300
-    )
-    result.assert_outcomes(passed=LEAK_TESTS + 1)
+    assert outcomes(plain_run(pytester), CLEAN_FILE) == {"passed": LEAK_TESTS + 1}

@@ -73,6 +73,9 @@ OWN: list[dict[str, Any]] = [
 ]
 DEMO = load_expectations()["scenarios"]
 ALL = {s["id"]: s for s in [*DEMO, *OWN]}
+# A form that waits for its person: the harness says so once it is filled, Playwright waits out
+# its whole timeout. 2 s shows the same codes as expectations.json's 10 s, for 8 s less.
+ALL["newsletter-waits-for-person"] = {**ALL["newsletter-waits-for-person"], "timeout": 2}
 
 
 def table() -> dict[str, tuple[str, str, str]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -273,6 +274,23 @@ def test_a_closed_session_refuses_calls_with_a_clear_error(page: Page) -> None:
 def test_a_bad_timeout_is_misuse(tools_page: SyncSession) -> None:
     with pytest.raises(UsageError, match="more than 0 seconds"):
         tools_page.call("echo", {"text": "x"}, timeout=-1)
+
+
+def test_within_reads_a_list_that_never_goes_quiet_as_it_is_by_then(
+    page: Page, pages_url: str
+) -> None:
+    page.goto(f"{pages_url}/hostile/sizes/flicker.html")  # a tool comes and goes all the time
+    with SyncSession.attach(page, timeout=10) as session:
+        started = time.monotonic()
+        names = {t.name for t in session.tools(within=0.5)}
+        took = time.monotonic() - started
+    assert "stop_flicker" in names
+    assert took < 0.5 + 1.5  # within, and a margin (the settle alone runs to its 3 s cap)
+
+
+def test_a_bad_within_is_misuse(tools_page: SyncSession) -> None:
+    with pytest.raises(UsageError, match="within must be a number of seconds"):
+        tools_page.tools(within=-1)
 
 
 # -- async: concurrency and the caller's own cancellation ---------------------------------

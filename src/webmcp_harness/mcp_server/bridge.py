@@ -124,15 +124,10 @@ class Bridge:
 
     async def _tools(self) -> list[Tool]:
         """The page's tools once settled, or as they are after LIST_WAIT (a list that never
-        goes quiet is still listed fast)."""
-        settling = asyncio.ensure_future(self.session.tools())
-        done, _ = await asyncio.wait({settling}, timeout=LIST_WAIT)
-        if settling in done:
-            return settling.result()
-        settling.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await settling
-        return await self.session.tools(settle=0)
+        goes quiet is still listed fast). The bound is the session's own (`within`), not a
+        cancel: Python 3.11's wait_for loses a cancel that comes as the page's list changes,
+        and a restless page's list changes all the time (the settle then ran to its 3 s cap)."""
+        return await self.session.tools(within=LIST_WAIT)
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every page tool (every frame), then the browser tools, in ``tools/list`` shape."""

@@ -148,7 +148,9 @@ class WebMCPSession:
         await self.close()
 
     # -- tools -----------------------------------------------------------------------------
-    async def tools(self, *, settle: float | None = None) -> list[Tool]:
+    async def tools(
+        self, *, settle: float | None = None, within: float | None = None
+    ) -> list[Tool]:
         """Every tool in the page and its frames, once the list has settled.
 
         By default (settle None) as a browser auditor settles: answers once no tool has been
@@ -160,12 +162,16 @@ class WebMCPSession:
         A number instead answers once the list alone has been quiet for `settle` seconds. While
         the page has no tool at all, either waits up to EMPTY_WAIT (or `settle`, if longer) for a
         first one. Never longer than the session's timeout. `settle=0` lists at once.
+        `within` bounds the settle further: after that many seconds the list is read as it is
+        (an MCP server's ``tools/list`` on a page whose list never goes quiet).
         """
         self._check_open()
         quiet = DEFAULT_SETTLE if settle is None else _check_settle(settle)
         start = time.monotonic()
         auditor = settle is None and not self._audited
         deadline = start + (min(self.timeout, SETTLE_MAX) if settle is None else self.timeout)
+        if within is not None:
+            deadline = min(deadline, start + _check_settle(within, "within"))
         asked_by = start + self.timeout  # a page too busy to list: what was found by then
         found = await self._listed(asked_by, None)
         if quiet == 0:
@@ -806,9 +812,9 @@ async def _open(sources: Sources, session: WebMCPSession, limit: float) -> None:
         raise AttachError(f"Could not attach to the page: {exc}") from exc
 
 
-def _check_settle(settle: Any) -> float:
+def _check_settle(settle: Any, name: str = "settle") -> float:
     if isinstance(settle, bool) or not isinstance(settle, (int, float)) or not settle >= 0:
-        raise UsageError(f"settle must be a number of seconds (0 or more), not {settle!r}")
+        raise UsageError(f"{name} must be a number of seconds (0 or more), not {settle!r}")
     return float(settle)
 
 

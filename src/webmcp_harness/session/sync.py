@@ -64,9 +64,10 @@ class WebMCPSession:
         """The default timeout of a call, in seconds."""
         return self._core.timeout
 
-    def tools(self, *, settle: float | None = None) -> list[Tool]:
+    def tools(self, *, settle: float | None = None, within: float | None = None) -> list[Tool]:
         """Every tool in the page and its frames, once the list has settled (see the async one)."""
-        return [_sync_tool(t) for t in run_sync(self.page, self._core.tools(settle=settle))]
+        listed = run_sync(self.page, self._core.tools(settle=settle, within=within))
+        return [_sync_tool(t) for t in listed]
 
     def call(
         self,

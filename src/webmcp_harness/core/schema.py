@@ -41,6 +41,7 @@ __all__ = [
     "PATTERN_BUDGET",
     "args_problem",
     "fits",
+    "json_type",
     "schema_hazard",
     "schema_problem",
     "validate_args",
@@ -274,7 +275,7 @@ def validate_args(
     ``time.monotonic()`` value; default ``PATTERN_BUDGET`` from now) refuses the call.
     """
     if not isinstance(args, dict):
-        return f"arguments must be a JSON object, not {_json_type(args)}"
+        return f"arguments must be a JSON object, not {_a_json_type(args)}"
     if (problem := args_problem(args)) is not None:
         return problem
     if schema is None or not isinstance(schema, dict):
@@ -382,15 +383,31 @@ def _backtracks(pattern: str, budget: float = 0.05) -> bool:
     return False
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: object) -> str:
+    """A value's JSON type as JSON Schema names it (null, boolean, number, string, array,
+    object); for a value JSON has no type for, its Python type's name."""
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "a boolean"
+        return "boolean"
     if isinstance(value, (int, float)):
-        return "a number"
+        return "number"
     if isinstance(value, str):
-        return "a string"
+        return "string"
     if isinstance(value, list):
-        return "an array"
-    return type(value).__name__
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__
+
+
+_WITH_ARTICLE: Final = {
+    "boolean": "a boolean",
+    "number": "a number",
+    "string": "a string",
+    "array": "an array",
+}
+
+
+def _a_json_type(value: Any) -> str:
+    """json_type with its article, as a message says it ("a number", "an array", "null")."""
+    kind = json_type(value)
+    return _WITH_ARTICLE.get(kind, kind)

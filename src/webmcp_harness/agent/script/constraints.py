@@ -22,6 +22,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from ...core.schema import json_type
+
 __all__ = ["NO_SAMPLE", "OPERATORS", "is_constraint", "mismatch", "problems", "sample"]
 
 OPERATORS: Final = ("$pattern", "$contains", "$gt", "$gte", "$lt", "$lte", "$type", "$any")
@@ -98,18 +100,6 @@ def problems(value: object, where: str) -> list[str]:
     return found
 
 
-def _type_of(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if _is_number(value):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _show(value: object) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -136,7 +126,7 @@ def _constraint_miss(constraint: Mapping[str, Any], actual: object, where: str) 
             if not ok:
                 sign = {"$gt": ">", "$gte": "≥", "$lt": "<", "$lte": "≤"}[key]
                 return f"{where}: expected a number {sign} {operand}, got {_show(actual)}"
-        elif key == "$type" and _type_of(actual) != operand:
+        elif key == "$type" and json_type(actual) != operand:
             return f"{where}: expected a {operand}, got {_show(actual)}"
     return None
 
@@ -165,7 +155,7 @@ def mismatch(expected: object, actual: object, where: str = "$") -> str | None:
                 return miss
         return None
     same = (
-        _type_of(expected) == _type_of(actual) and expected == actual
+        json_type(expected) == json_type(actual) and expected == actual
         if not (_is_number(expected) and _is_number(actual))
         else expected == actual
     )

@@ -151,7 +151,7 @@ class _Target:
     def drop_listeners(self) -> None:
         for event, handler in self.listeners:
             with contextlib.suppress(Exception):
-                self.cdp.remove_listener(event, handler)
+                impl_of(self.cdp).remove_listener(event, handler)
         self.listeners.clear()
 
 
@@ -330,8 +330,11 @@ class CdpBackend:
             "Inspector.targetCrashed": lambda p: self._target_crashed(target),
             "Page.javascriptDialogOpening": lambda p: self._dialog_opening(target, p),
         }
+        # On Playwright's implementation object: the API object would copy each event's params
+        # whole before our handler sees them (a million-item answer took seconds to copy).
+        emitter = impl_of(cdp)
         for event, handler in handlers.items():
-            cdp.on(event, handler)
+            emitter.on(event, handler)
             target.listeners.append((event, handler))
         return target
 

@@ -26,6 +26,7 @@ import pytest
 from playwright.async_api import async_playwright
 from playwright.sync_api import Page
 
+from inert import inert
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
@@ -33,8 +34,6 @@ from webmcp_harness.sync_api import WebMCPSession as SyncSession
 HOSTILE = Path(__file__).parent / "pages" / "hostile"
 SRC = Path(__file__).parent.parent / "src"
 MARGIN = 3.0  # seconds beyond a timeout that a bounded call may take on a loaded machine
-# What must never reach a terminal raw: C0 but tab/newline, DEL, C1, bidi controls, surrogates.
-RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 FILE_SECRET = "FILE-SECRET-CONTENT-15"
 SECRETS = (
     "4111111111111111",
@@ -141,15 +140,6 @@ def cli(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[bytes]:
     )
 
 
-def clean(data: bytes) -> str:
-    """The output as text, asserting it is UTF-8 with no raw control characters."""
-    text = data.decode("utf-8")  # strict: a lone surrogate can't have been written
-    assert "Traceback" not in text, text[-2000:]
-    raw = RAW_CONTROL.findall(text)
-    assert not raw, f"raw control characters reached the terminal: {raw!r}"
-    return text
-
-
 def code(result: Any) -> str | None:
     found = tool_error_code(result)
     return found.value if found else None
@@ -194,10 +184,10 @@ def test_the_cli_refuses_a_call_whose_schema_refers_outside_and_fetches_nothing(
     refs_url: str, recorder: Recorder, tool: str
 ) -> None:
     done = cli("call", refs_url, tool, '{"q": "word"}', "--json")
-    result = json.loads(clean(done.stdout))
+    result = json.loads(inert(done.stdout))
     assert code(result) == "invalid_input"
     assert "refers outside itself" in text_of(result)
-    assert FILE_SECRET not in clean(done.stdout) + clean(done.stderr)
+    assert FILE_SECRET not in inert(done.stdout) + inert(done.stderr)
     assert recorder.requests == []
 
 
@@ -214,14 +204,14 @@ def test_ref_loops_and_dangling_refs_are_a_coded_invalid_input(
 def test_the_cli_codes_a_ref_loop_without_a_traceback(refs_url: str) -> None:
     done = cli("call", refs_url, "ref_mutual", '{"q": "word"}')
     assert done.returncode == 0
-    assert "invalid_input" in clean(done.stderr)
+    assert "invalid_input" in inert(done.stderr)
 
 
 def test_check_reports_outside_refs_as_a_finding_and_fetches_nothing(
     refs_url: str, recorder: Recorder
 ) -> None:
     done = cli("check", refs_url, "--json")
-    report = json.loads(clean(done.stdout))
+    report = json.loads(inert(done.stdout))
     flagged = {
         f["tool"]
         for f in report["findings"]
@@ -261,7 +251,7 @@ def test_the_cli_call_on_a_backtracking_pattern_ends_in_time(hostile_url: str) -
     done = cli(
         "call", f"{hostile_url}/redos.html", "redos_alt", json.dumps({"q": AAA}), "--timeout", "2"
     )
-    err = clean(done.stderr)
+    err = inert(done.stderr)
     assert "invalid_input" in err
     assert call_ms(err) < (2 + MARGIN) * 1000
 
@@ -269,7 +259,7 @@ def test_the_cli_call_on_a_backtracking_pattern_ends_in_time(hostile_url: str) -
 def test_check_on_a_backtracking_pattern_ends_with_a_finding(hostile_url: str) -> None:
     started = time.monotonic()
     done = cli("check", f"{hostile_url}/redos.html", "--json", "--timeout", "5")
-    report = json.loads(clean(done.stdout))
+    report = json.loads(inert(done.stdout))
     assert time.monotonic() - started < 150
     flagged = {
         f["tool"]
@@ -285,7 +275,7 @@ def test_check_on_a_backtracking_pattern_ends_with_a_finding(hostile_url: str) -
 def test_the_tools_table_shows_hostile_strings_as_text(hostile_url: str) -> None:
     done = cli("tools", f"{hostile_url}/text.html")
     assert done.returncode == 0
-    out = clean(done.stdout)
+    out = inert(done.stdout)
     assert "hostile_text" in out
     assert "[link=https://evil.exam" in out  # shown (the table may cut it), not made a link
     assert "\x1b]8;" not in done.stdout.decode("utf-8", "replace")  # no terminal hyperlink
@@ -295,7 +285,7 @@ def test_the_tools_table_shows_hostile_strings_as_text(hostile_url: str) -> None
 
 def test_tools_json_is_valid_json_with_the_strings_escaped(hostile_url: str) -> None:
     done = cli("tools", f"{hostile_url}/text.html", "--json")
-    tools = {t["name"]: t for t in json.loads(clean(done.stdout))}
+    tools = {t["name"]: t for t in json.loads(inert(done.stdout))}
     assert "\x1b[2J" in tools["hostile_text"]["description"]  # the same value, escaped
 
 
@@ -303,9 +293,9 @@ def test_call_prints_a_hostile_result_as_text_and_as_valid_json(hostile_url: str
     url = f"{hostile_url}/text.html"
     shown = cli("call", url, "hostile_text")
     assert shown.returncode == 0
-    assert "[/]" in clean(shown.stdout)
+    assert "[/]" in inert(shown.stdout)
     as_json = cli("call", url, "hostile_text", "--json")
-    result = json.loads(clean(as_json.stdout))
+    result = json.loads(inert(as_json.stdout))
     assert "\x1b]0;pwned" in result["content"][0]["text"]
 
 
@@ -316,7 +306,7 @@ def test_content_that_is_not_a_list_of_parts_does_not_crash_the_output(
     for args in ((), ("--json",)):
         done = cli("call", url, "hostile_content", *args)
         assert done.returncode == 0
-        clean(done.stdout)
+        inert(done.stdout)
     open_page(page, webmcp, url, "hostile_content")
     assert code(webmcp.call("hostile_content")) is None
 
@@ -325,10 +315,10 @@ def test_markup_in_a_url_or_tool_name_on_the_command_line_does_not_crash(hostile
     # --timeout 2: `call` waits up to min(--timeout, 5 s) for a tool that never comes.
     done = cli("call", f"{hostile_url}/text.html?x=[/]", "[/][link=x]", "--timeout", "2")
     assert done.returncode == 0
-    assert "unavailable" in clean(done.stderr)
+    assert "unavailable" in inert(done.stderr)
     done = cli("tools", f"{hostile_url}/text.html?x=[/]")
     assert done.returncode == 0
-    clean(done.stdout)
+    inert(done.stdout)
 
 
 def test_the_check_summary_and_reports_hold_hostile_strings_safely(
@@ -339,9 +329,9 @@ def test_the_check_summary_and_reports_hold_hostile_strings_safely(
         "check", f"{hostile_url}/text.html", "--json", "--junit", str(junit),
         "--html", str(html_path),
     )  # fmt: skip
-    report = json.loads(clean(done.stdout))
+    report = json.loads(inert(done.stdout))
     assert report["summary"]["tools"] == 2
-    clean(done.stderr)  # the summary goes to stderr with --json -
+    inert(done.stderr)  # the summary goes to stderr with --json -
     ET.parse(junit)
     page = html_path.read_text(encoding="utf-8")
     assert "[link=https://evil.example]" in page
@@ -373,7 +363,7 @@ def test_a_sabotaged_json_stringify_does_not_stall_a_call(hostile_url: str) -> N
 
 def test_the_cli_calls_a_tool_on_a_page_that_broke_json(hostile_url: str) -> None:
     done = cli("call", f"{hostile_url}/sabotage.html", "sabotaged", '{"q": "hi"}', "--timeout", "5")
-    err = clean(done.stderr)
+    err = inert(done.stderr)
     assert ": ok in" in err, err
     assert call_ms(err) < (5 + MARGIN) * 1000
 
@@ -400,8 +390,8 @@ def test_run_keeps_secrets_out_of_stdout_stderr_and_the_transcript(
     transcript = tmp_path / "run.jsonl"
     done = cli("run", str(script), "--transcript", str(transcript))
     assert done.returncode == 1  # the expectation fails, and says what came back
-    _no_secret(clean(done.stdout))
-    _no_secret(clean(done.stderr))
+    _no_secret(inert(done.stdout))
+    _no_secret(inert(done.stderr))
     written = transcript.read_text(encoding="utf-8")
     _no_secret(written)
     assert "[redacted]" in written
@@ -414,7 +404,7 @@ def test_check_reports_keep_secrets_out_of_their_call_records(
 ) -> None:
     html_path = tmp_path / "report.html"
     done = cli("check", f"{hostile_url}/secrets.html", "--json", "--html", str(html_path))
-    out = clean(done.stdout)
+    out = inert(done.stdout)
     report = json.loads(out)
     assert any(r.get("tool") == "account" for r in report["records"])
     _no_secret(out)
@@ -440,14 +430,14 @@ def test_deep_or_non_finite_arguments_are_coded_invalid_input_through_the_api(
 def test_the_timeout_must_be_finite_and_at_most_an_hour(value: str) -> None:
     done = cli("tools", "http://127.0.0.1:9/", "--timeout", value, timeout=60)
     assert done.returncode == 2
-    assert "--timeout" in clean(done.stderr)
+    assert "--timeout" in inert(done.stderr)
 
 
 @pytest.mark.parametrize("args", ['{"n": NaN}', '{"n": Infinity}', '{"n": 1e999}', "[" * 60_000])
 def test_deep_or_non_finite_json_arguments_are_a_usage_error(args: str) -> None:
     done = cli("call", "http://127.0.0.1:9/", "tool", args, timeout=60)
     assert done.returncode == 2
-    assert "JSON_ARGS" in clean(done.stderr)
+    assert "JSON_ARGS" in inert(done.stderr)
 
 
 @pytest.mark.parametrize("command", ["run", "replay"])
@@ -455,7 +445,7 @@ def test_run_and_replay_refuse_an_endless_file(command: str) -> None:
     started = time.monotonic()
     done = cli(command, "/dev/zero", timeout=60)
     assert done.returncode == 2
-    assert "too big" in clean(done.stderr)
+    assert "too big" in inert(done.stderr)
     assert time.monotonic() - started < 30
 
 
@@ -468,7 +458,7 @@ def test_a_crawl_never_calls_the_tools_of_another_origin_it_was_redirected_to(
     """Passes once the crawl checks where a redirect ended (issue 14's fix of the crawl)."""
     _HostileHandler.seen.clear()
     done = cli("check", f"{hostile_url}/crawl-start.html", "--crawl", "1", "--json")
-    report = json.loads(clean(done.stdout))
+    report = json.loads(inert(done.stdout))
     called = {r.get("tool") for r in report["records"]}
     assert "start_tool" in called
     assert "other_origin_tool" not in called

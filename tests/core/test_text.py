@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from inert import RAW
 from webmcp_harness.agent.transcript import TranscriptWriter, read_transcript
 from webmcp_harness.cli.main import print_result, tools_table
 from webmcp_harness.cli.summary import render_summary
@@ -38,7 +38,6 @@ from webmcp_harness.conformance.safety import check_safety
 from webmcp_harness.core.records import BrowserReport, CallRecord, Tool
 from webmcp_harness.core.text import dumps, safe_text
 
-RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 PAGE = "http://127.0.0.1:1/shop"
 
 # Every code point, surrogates included, weighted towards the dangerous ones.
@@ -60,7 +59,7 @@ settings_ = settings(
 
 
 def assert_terminal_safe(text: str) -> None:
-    raw = RAW_CONTROL.findall(text)
+    raw = RAW.findall(text)
     assert not raw, f"raw control characters: {raw!r}"
     text.encode("utf-8")  # no lone surrogate left
 

@@ -8,8 +8,9 @@ The marker is an HTML comment on the line before the fence (invisible on GitHub)
 
 A document's blocks share one folder (with the repository's ``examples/`` in it), so a later
 block runs what an earlier one wrote. In ``sh`` blocks ``http://127.0.0.1:8000`` stands for the
-demo shop: a ``webmcp-harness demo`` line is started on a free port instead of 8000, and its URL
-is used; without one, the run's demo shop (``webmcp_demo_url``) stands in.
+demo shop: the document's first ``webmcp-harness demo`` line is started on a free port instead of
+8000, and its URL is used (a later block's ``demo`` line finds it serving, as one left running
+would); without one, the run's demo shop (``webmcp_demo_url``) stands in.
 
 The ``webmcp-harness`` command lines of every document use the worker's one Chromium
 (``browser_server``, given as ``--connect``) rather than each launching one (how the CLI finds and
@@ -112,13 +113,14 @@ BROWSER_CHOSEN = ("--connect", "--cdp", "--selenium-grid", "--browser-path")
 
 
 class Demo:
-    """The demo shop and the browser the document's command lines use: the shop of a `demo`
-    line when the document starts one, else the run's (asked for when first needed)."""
+    """The demo shop and the browser the document's command lines use: the shop of the first
+    `demo` line when the document has one, else the run's (asked for when first needed)."""
 
     def __init__(self, shared: Callable[[], str], browser: str) -> None:
         self.shared = shared
         self.browser = browser
         self.url: str | None = None
+        self.served = False  # whether a `demo` line of the document started the shop
 
     def base(self) -> str:
         if self.url is None:
@@ -168,7 +170,9 @@ def run_line(block: Block, line: str, cwd: Path, demo: Demo, stack: ExitStack) -
     assert args[0] in ("webmcp-harness", "pytest"), f"{block.where()}: {line}"
     args[0] = str(BIN / args[0])
     if args[1:2] == ["demo"]:
-        demo.url = stack.enter_context(demo_command(args, cwd))
+        if not demo.served:  # a later block's `demo` line: the shop of the first still serves
+            demo.url = stack.enter_context(demo_command(args, cwd))
+            demo.served = True
         return
     args = [a.replace(DEMO_URL, demo.base()) if DEMO_URL in a else a for a in args]
     done = subprocess.run(

@@ -60,11 +60,12 @@ def _check(*args: str) -> dict[str, Any]:
 
 
 def test_the_demos_pages_are_spread_over_two_sessions_with_the_findings_of_a_local_run(
-    hub: Hub, shop: str
+    hub: Hub, shop: str, browser_server: str
 ) -> None:
     urls = [f"{shop}/{path}" for path in DEMO_PAGES]
     grid = _check(*urls, "--workers", "2", "--selenium-grid", hub.url)
-    local = _check(*urls, "--workers", "2")
+    # The local run: on the worker's own Chromium (no launch of one more).
+    local = _check(*urls, "--workers", "2", "--connect", browser_server)
     checked = [page["url"] for page in grid["pages"]]
     assert sorted(checked) == sorted(set(checked)) == sorted(page["url"] for page in local["pages"])
     assert grid["options"]["browsers"] == 2

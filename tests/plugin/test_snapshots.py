@@ -4,6 +4,7 @@ updated, as a user's suite meets them over several runs."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from test_plugin import PAGE, run, suite
@@ -64,9 +65,10 @@ def test_a_missing_snapshot_is_written_then_matches_and_a_change_fails_until_upd
     form = next(t for t in data["tools"] if t["name"] == "subscribe")
     assert form["declarative"] is True
     assert [t["name"] for t in data["tools"]] == sorted(t["name"] for t in data["tools"])
-    run(pytester).assert_outcomes(passed=2)  # matching: a new port, the same snapshot
 
-    # The next deploy, in the same suite: it fails with a diff per tool until updated.
+    # The next deploy, in the same suite: it fails with a diff per tool until updated. The written
+    # snapshot matches the tools that did not change (and the last run shows one written by an
+    # update matching, on a new port: a missing snapshot and an update are written the same way).
     written = (folder / "home.json").read_text("utf-8")
     (pytester.path / "site" / "index.html").write_text(CHANGED, encoding="utf-8")
     changed = run(pytester, "--output=artifacts", "-k", "test_tools")
@@ -83,6 +85,8 @@ def test_a_missing_snapshot_is_written_then_matches_and_a_change_fails_until_upd
             "E*If the change is meant, accept it: pytest --webmcp-update-snapshots",
         ]
     )
+    diff = [line for line in changed.outlines if re.match(r"E\s+[-~+] ", line)]
+    assert len(diff) == 3, diff  # boom, echo and shout only
     (received,) = (pytester.path / "artifacts").rglob("test-tools-1-actual.json")
     assert "shout" in received.read_text(encoding="utf-8")
     updated = run(pytester, "--webmcp-update-snapshots", "-s")
@@ -94,4 +98,4 @@ def test_a_missing_snapshot_is_written_then_matches_and_a_change_fails_until_upd
     assert now != written
     assert "shout" in now
     assert "boom" not in now
-    run(pytester).assert_outcomes(passed=2)
+    run(pytester).assert_outcomes(passed=2)  # matching: a new port, the written snapshots

@@ -11,11 +11,13 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import pytest
 from hypothesis import settings
 
+if TYPE_CHECKING:
+    from async_chromium import AsyncChromium
 PAGES = Path(__file__).parent / "pages"
 
 
@@ -186,6 +188,20 @@ def flagless_chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
 
     with chromium_over_cdp(tmp_path_factory.mktemp("flagless-profile"), webmcp=False) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def async_chromium() -> Iterator[AsyncChromium]:
+    """One Chromium with WebMCP per worker for tests of the async API (`WebMCPSession`): each
+    test opens a context of its own in it, instead of starting Playwright and a Chromium."""
+    from async_chromium import AsyncChromium
+
+    chromium = AsyncChromium()
+    try:
+        chromium.start()
+        yield chromium
+    finally:
+        chromium.stop()
 
 
 _SYNC_PLAYWRIGHT = {"page", "context", "browser", "webmcp", "playwright", "new_context"}

@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, Playwright
+    from playwright.async_api import Browser, Page, Playwright
+
+    from webmcp_harness import WebMCPSession
 
 __all__ = ["AsyncChromium"]
 
@@ -51,6 +53,32 @@ class AsyncChromium:
         except TimeoutError:
             future.cancel()
             raise
+
+    def on_page(
+        self,
+        url: str,
+        body: Callable[[WebMCPSession, Page], Awaitable[T]],
+        *,
+        ready: str | None = None,
+    ) -> T:
+        """body(session, page)'s value, on url in a context of its own: the session attached
+        before the page loads, and ready (a script expression, if given) true."""
+
+        async def main() -> T:
+            from webmcp_harness import WebMCPSession
+
+            context = await self.browser.new_context()
+            try:
+                page = await context.new_page()
+                async with await WebMCPSession.attach(page, timeout=10) as session:
+                    await page.goto(url)
+                    if ready is not None:
+                        await page.wait_for_function(ready)
+                    return await body(session, page)
+            finally:
+                await context.close()
+
+        return self.run(main())
 
     def start(self) -> None:
         from playwright.async_api import async_playwright

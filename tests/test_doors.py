@@ -21,16 +21,14 @@ from webmcp_harness.agent.gateway import Gateway
 ARRAY = [1, 2]
 
 
-async def _on_tools_page(browser: Browser, url: str, body: Any) -> Any:
-    context = await browser.new_context()
-    try:
-        page = await context.new_page()
-        async with await WebMCPSession.attach(page, timeout=10) as session:
-            await page.goto(url)
-            await session.wait_for_tool("echo", timeout=10)
-            return await body(session)
-    finally:
-        await context.close()
+def _on_tools_page(chromium: AsyncChromium, url: str, body: Any) -> Any:
+    """body(session)'s value, once url's echo tool is there."""
+
+    async def on(session: WebMCPSession, _page: Any) -> Any:
+        await session.wait_for_tool("echo", timeout=10)
+        return await body(session)
+
+    return chromium.on_page(url, on)
 
 
 def _code(result: Any) -> str | None:
@@ -44,9 +42,7 @@ def test_the_api_says_invalid_input_for_an_array(
     async def body(session: WebMCPSession) -> Any:
         return await session.call("echo", ARRAY)  # type: ignore[arg-type]
 
-    result = async_chromium.run(
-        _on_tools_page(async_chromium.browser, f"{pages_url}/tools.html", body)
-    )
+    result = _on_tools_page(async_chromium, f"{pages_url}/tools.html", body)
     assert _code(result) == "invalid_input"
     assert "arguments must be a JSON object, not an array" in result["content"][0]["text"]
 
@@ -59,9 +55,7 @@ def test_the_gateway_says_bad_input_for_an_array(
         answer = await gateway.use_tool("echo", ARRAY)
         return answer, gateway.calls[-1].code
 
-    answer, code = async_chromium.run(
-        _on_tools_page(async_chromium.browser, f"{pages_url}/tools.html", body)
-    )
+    answer, code = _on_tools_page(async_chromium, f"{pages_url}/tools.html", body)
     assert answer["error"] == "bad_input", answer
     assert code == "invalid_input"
 

@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser
 from playwright.sync_api import Page
 
 from async_chromium import AsyncChromium
@@ -24,6 +23,12 @@ def code(result: Any) -> str | None:
 
 def text(result: Any) -> str:
     return str(result["content"][0]["text"]) if result.get("content") else ""
+
+
+@pytest.fixture
+def page(reused_page: Page) -> Page:
+    """One page for the whole file: each test opens its own document in it (tests/conftest.py)."""
+    return reused_page
 
 
 @pytest.fixture
@@ -294,20 +299,8 @@ def test_a_bad_within_is_misuse(tools_page: SyncSession) -> None:
 
 # -- async: concurrency and the caller's own cancellation ---------------------------------
 def run(chromium: AsyncChromium, coro_fn: Any, url: str) -> Any:
-    """coro_fn(session, page)'s value, on url in a context of its own of the worker's Chromium."""
-
-    async def main(browser: Browser) -> Any:
-        context = await browser.new_context()
-        try:
-            page = await context.new_page()
-            session = await WebMCPSession.attach(page, timeout=10)
-            await page.goto(url)
-            await page.wait_for_function("window.toolsReady === true")
-            return await coro_fn(session, page)
-        finally:
-            await context.close()
-
-    return chromium.run(main(chromium.browser))
+    """coro_fn(session, page)'s value, on url once its tools are ready."""
+    return chromium.on_page(url, coro_fn, ready="window.toolsReady === true")
 
 
 def test_calls_run_concurrently_on_one_page(async_chromium: AsyncChromium, pages_url: str) -> None:

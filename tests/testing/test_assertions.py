@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser
 
 from async_chromium import AsyncChromium
 from webmcp_harness import WebMCPSession, expect, tool_error
@@ -63,17 +62,10 @@ def run_async(
 ) -> Any:
     """body(session)'s value, on url in a context of its own of the worker's Chromium."""
 
-    async def main(browser: Browser) -> Any:
-        context = await browser.new_context()
-        try:
-            page = await context.new_page()
-            session = await WebMCPSession.attach(page, timeout=10)
-            await page.goto(url)
-            return await body(session)
-        finally:
-            await context.close()
+    async def on(session: WebMCPSession, _page: Any) -> Any:
+        return await body(session)
 
-    return chromium.run(main(chromium.browser))
+    return chromium.on_page(url, on)
 
 
 def test_an_async_session_gets_awaitable_tool_assertions(

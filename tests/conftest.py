@@ -11,11 +11,15 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import pytest
 from hypothesis import settings
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+    from async_chromium import AsyncChromium
 PAGES = Path(__file__).parent / "pages"
 
 
@@ -186,6 +190,41 @@ def flagless_chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
 
     with chromium_over_cdp(tmp_path_factory.mktemp("flagless-profile"), webmcp=False) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def file_page(browser: Browser) -> Iterator[Page]:
+    """One page for a whole test file, in a context of its own (see `reused_page`)."""
+    context = browser.new_context()
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def reused_page(file_page: Page) -> Iterator[Page]:
+    """The file's page for one test, left blank after it: a file whose tests each open their
+    own document, and change nothing of the context's (cookies, storage, routes, other pages),
+    overrides `page` with it. Chromium then starts the page's renderer once per file, not once
+    per test: a new context and page, then the demo's catalog, cost 1.6 times the CPU of the same
+    navigation in a page kept (bench/page_cost.py)."""
+    yield file_page
+    file_page.goto("about:blank")
+
+
+@pytest.fixture(scope="session")
+def async_chromium() -> Iterator[AsyncChromium]:
+    """One Chromium with WebMCP per worker for tests of the async API (`WebMCPSession`): each
+    test opens a context of its own in it, instead of starting Playwright and a Chromium."""
+    from async_chromium import AsyncChromium
+
+    chromium = AsyncChromium()
+    try:
+        chromium.start()
+        yield chromium
+    finally:
+        chromium.stop()
 
 
 _SYNC_PLAYWRIGHT = {"page", "context", "browser", "webmcp", "playwright", "new_context"}

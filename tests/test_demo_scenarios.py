@@ -36,7 +36,9 @@ def test_scenario_gives_its_expected_code(
     assert got == scenario["expect"], json.dumps(webmcp.records[-1].to_dict(), default=str)[:2000]
 
 
-def test_the_cli_call_prints_a_demo_scenarios_coded_result(webmcp_demo_url: str) -> None:
+def test_the_cli_call_prints_a_demo_scenarios_coded_result(
+    webmcp_demo_url: str, browser_server: str
+) -> None:
     done = subprocess.run(
         [
             sys.executable,
@@ -49,6 +51,8 @@ def test_the_cli_call_prints_a_demo_scenarios_coded_result(webmcp_demo_url: str)
             "--json",
             "--timeout",
             "2",  # no place_order on /: `call` waits up to min(--timeout, 5 s) for it
+            "--connect",
+            browser_server,
         ],
         capture_output=True,
         text=True,
@@ -62,7 +66,7 @@ def test_the_cli_call_prints_a_demo_scenarios_coded_result(webmcp_demo_url: str)
 
 
 def test_the_cli_call_says_needs_user_for_a_waiting_form_and_submits_it_with_confirm(
-    webmcp_demo_url: str,
+    webmcp_demo_url: str, browser_server: str
 ) -> None:
     args = '{"order": "TW-10042", "item": "tidal-tee", "reason": "too_small"}'
     command = [
@@ -76,6 +80,8 @@ def test_the_cli_call_says_needs_user_for_a_waiting_form_and_submits_it_with_con
         "--json",
         "--timeout",
         "30",
+        "--connect",
+        browser_server,
     ]
     waiting = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert waiting.returncode == 0, waiting.stderr

@@ -7,20 +7,17 @@ own browser); the runner's own tests share one browser, driven from a worker thr
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-import threading
-from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from playwright.async_api import Browser, async_playwright
 
+from async_chromium import AsyncChromium
 from inert import inert
 from webmcp_harness.agent import (
     RunResult,
@@ -34,10 +31,8 @@ from webmcp_harness.agent.policy import SENDS_SECRETS
 from webmcp_harness.agent.runner import RETRY_BASE, StepResult
 from webmcp_harness.agent.transcript import parse_transcript
 from webmcp_harness.cli import main
-from webmcp_harness.session.browser import launch
 from webmcp_harness.testing.demo import DemoServer
 
-T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "shop_purchase.yaml"
 HARNESS = str(Path(sys.executable).with_name("webmcp-harness"))
@@ -212,33 +207,10 @@ def test_a_failing_step_ends_the_run_with_status_1(tmp_path: Path, browser_serve
 
 
 # -- the runner's steps, on one shared browser -----------------------------------------------
-class Loop:
-    """An event loop in a thread of its own, for the async API beside sync Playwright."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=120)
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[tuple[Loop, Browser]]:
-    loop = Loop()
-    playwright = loop.run(async_playwright().start())
-    browser = loop.run(launch(playwright))
-    try:
-        yield loop, browser
-    finally:
-        loop.run(browser.close())
-        loop.run(playwright.stop())
-        loop.stop()
+@pytest.fixture
+def chromium(async_chromium: AsyncChromium) -> AsyncChromium:
+    """The worker's Chromium (tests/conftest.py): each step run opens a context of its own."""
+    return async_chromium
 
 
 @dataclass
@@ -249,8 +221,8 @@ class Played:
     """For each step as it ended: its index, and how many step lines the file had then."""
 
 
-def play(chromium: tuple[Loop, Browser], text: str, base_url: str, transcript: Path) -> Played:
-    loop, browser = chromium
+def play(chromium: AsyncChromium, text: str, base_url: str, transcript: Path) -> Played:
+    browser = chromium.browser
     script = load_script(text, base_url=base_url)
     seen: list[tuple[int, int]] = []
 
@@ -269,7 +241,7 @@ def play(chromium: tuple[Loop, Browser], text: str, base_url: str, transcript: P
         finally:
             await context.close()
 
-    return Played(loop.run(body()), transcript, seen)
+    return Played(chromium.run(body()), transcript, seen)
 
 
 def outcomes(result: RunResult) -> list[str]:
@@ -277,7 +249,7 @@ def outcomes(result: RunResult) -> list[str]:
 
 
 def test_each_step_is_on_disk_before_the_next_one_starts(
-    chromium: tuple[Loop, Browser], webmcp_demo_url: str, tmp_path: Path
+    chromium: AsyncChromium, webmcp_demo_url: str, tmp_path: Path
 ) -> None:
     played = play(
         chromium,
@@ -290,7 +262,7 @@ def test_each_step_is_on_disk_before_the_next_one_starts(
 
 
 def test_retry_auto_retries_an_interrupted_call_after_rereading_the_tools(
-    chromium: tuple[Loop, Browser], pages_url: str, tmp_path: Path
+    chromium: AsyncChromium, pages_url: str, tmp_path: Path
 ) -> None:
     played = play(
         chromium,
@@ -312,7 +284,7 @@ def test_retry_auto_retries_an_interrupted_call_after_rereading_the_tools(
 
 
 def test_without_retry_the_interrupted_call_is_the_outcome(
-    chromium: tuple[Loop, Browser], pages_url: str, tmp_path: Path
+    chromium: AsyncChromium, pages_url: str, tmp_path: Path
 ) -> None:
     played = play(
         chromium,
@@ -328,7 +300,7 @@ def test_without_retry_the_interrupted_call_is_the_outcome(
 
 
 def test_retry_auto_gives_up_after_its_attempts(
-    chromium: tuple[Loop, Browser], pages_url: str, tmp_path: Path
+    chromium: AsyncChromium, pages_url: str, tmp_path: Path
 ) -> None:
     played = play(
         chromium,
@@ -343,7 +315,7 @@ def test_retry_auto_gives_up_after_its_attempts(
 
 
 def test_retry_auto_never_retries_a_code_that_is_not_retryable(
-    chromium: tuple[Loop, Browser], pages_url: str, tmp_path: Path
+    chromium: AsyncChromium, pages_url: str, tmp_path: Path
 ) -> None:
     played = play(
         chromium,
@@ -364,7 +336,7 @@ def test_retry_auto_never_retries_a_code_that_is_not_retryable(
 
 
 def test_confirm_acts_as_the_person_on_a_waiting_form(
-    chromium: tuple[Loop, Browser], webmcp_demo_url: str, tmp_path: Path
+    chromium: AsyncChromium, webmcp_demo_url: str, tmp_path: Path
 ) -> None:
     played = play(
         chromium,
@@ -387,7 +359,7 @@ def test_confirm_acts_as_the_person_on_a_waiting_form(
 
 
 def test_a_stop_cannot_be_approved_and_the_secret_never_reaches_the_transcript(
-    chromium: tuple[Loop, Browser], webmcp_demo_url: str, tmp_path: Path
+    chromium: AsyncChromium, webmcp_demo_url: str, tmp_path: Path
 ) -> None:
     card = "4111 1111 1111 1111"
     played = play(
@@ -426,7 +398,7 @@ def test_a_stop_cannot_be_approved_and_the_secret_never_reaches_the_transcript(
 
 
 def test_replay_stops_a_redacted_secret_again(
-    chromium: tuple[Loop, Browser], webmcp_demo_url: str, tmp_path: Path
+    chromium: AsyncChromium, webmcp_demo_url: str, tmp_path: Path
 ) -> None:
     played = play(
         chromium,
@@ -441,7 +413,7 @@ def test_replay_stops_a_redacted_secret_again(
         tmp_path / "t.jsonl",
     )
     assert played.result.passed, outcomes(played.result)
-    loop, browser = chromium
+    browser = chromium.browser
 
     async def body() -> Any:
         context = await browser.new_context()
@@ -451,13 +423,13 @@ def test_replay_stops_a_redacted_secret_again(
         finally:
             await context.close()
 
-    replayed = loop.run(body())
+    replayed = chromium.run(body())
     assert replayed.same, [d.describe() for d in replayed.differences]
     assert replayed.steps[1].outcome.held == "stop"
 
 
 def test_replay_of_a_cut_transcript_repeats_the_steps_it_has(
-    chromium: tuple[Loop, Browser], example: tuple[Command, Path], tmp_path: Path
+    chromium: AsyncChromium, example: tuple[Command, Path], tmp_path: Path
 ) -> None:
     _, path = example
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -465,7 +437,7 @@ def test_replay_of_a_cut_transcript_repeats_the_steps_it_has(
     cut.write_text("".join(lines[:8]) + lines[8][:40], encoding="utf-8")  # killed mid-line
     recorded = read_transcript(cut)
     assert (recorded.truncated, recorded.finished, len(recorded.steps)) == (True, False, 7)
-    loop, browser = chromium
+    browser = chromium.browser
 
     async def body(site: str) -> Any:
         context = await browser.new_context()
@@ -476,13 +448,13 @@ def test_replay_of_a_cut_transcript_repeats_the_steps_it_has(
             await context.close()
 
     with DemoServer() as server:  # the run served the demo shop; so does its replay
-        replayed = loop.run(body(server.url))
+        replayed = chromium.run(body(server.url))
     assert replayed.same, [d.describe() for d in replayed.differences]
     assert len(replayed.steps) == 7
 
 
 def test_open_and_wait_for_tool_fail_with_a_kind(
-    chromium: tuple[Loop, Browser], webmcp_demo_url: str, tmp_path: Path
+    chromium: AsyncChromium, webmcp_demo_url: str, tmp_path: Path
 ) -> None:
     missing = play(
         chromium, "steps:\n  - open: /no-such-page\n", webmcp_demo_url, tmp_path / "a.jsonl"

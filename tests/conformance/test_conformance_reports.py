@@ -498,12 +498,12 @@ def test_hostile_strings_in_the_new_parts_run_no_script_in_chromium(
 
 
 def test_a_real_report_opens_in_chromium_without_errors_or_requests(
-    tab: Page, pages_url: str, tmp_path: Path
+    tab: Page, pages_url: str, tmp_path: Path, browser_server: str
 ) -> None:
     path = tmp_path / "report.html"
     done = subprocess.run(
         [sys.executable, "-m", "webmcp_harness", "check", f"{pages_url}/report/flawed-shop.html",
-         "--html", str(path), "--timeout", "10"],
+         "--html", str(path), "--timeout", "10", "--connect", browser_server],
         capture_output=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr.decode(errors="replace")

@@ -58,10 +58,19 @@ def site(tmp_path: Path, asked: list[str]) -> Iterator[tuple[Path, str]]:
     server.server_close()
 
 
-def check(url: str) -> dict[str, Any]:
-    """`webmcp-harness check URL --json`, as a user runs it: the report."""
+def check(url: str, browser_server: str) -> dict[str, Any]:
+    """`webmcp-harness check URL --json`, as a user runs it (in the worker's browser): the report."""
     done = subprocess.run(
-        [sys.executable, "-m", "webmcp_harness", "check", url, "--json"],
+        [
+            sys.executable,
+            "-m",
+            "webmcp_harness",
+            "check",
+            url,
+            "--json",
+            "--connect",
+            browser_server,
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -77,10 +86,10 @@ def found(report: dict[str, Any], check_id: str) -> list[dict[str, Any]]:
 
 
 def test_a_page_that_is_not_agent_ready_gets_a_finding_for_each_lack(
-    site: tuple[Path, str],
+    site: tuple[Path, str], browser_server: str
 ) -> None:
     _, base = site
-    report = check(f"{base}/not-agent-ready.html")
+    report = check(f"{base}/not-agent-ready.html", browser_server)
     [forms] = found(report, "readiness.form-coverage")
     assert "form#newsletter" in forms["message"]
     assert forms["severity"] == "info"
@@ -92,10 +101,10 @@ def test_a_page_that_is_not_agent_ready_gets_a_finding_for_each_lack(
 
 
 def test_each_readiness_check_names_its_lighthouse_audit_in_the_json_report(
-    site: tuple[Path, str],
+    site: tuple[Path, str], browser_server: str
 ) -> None:
     _, base = site
-    report = check(f"{base}/not-agent-ready.html")
+    report = check(f"{base}/not-agent-ready.html", browser_server)
     lighthouse = {c["id"]: c["lighthouse"] for c in report["checks"]}
     assert lighthouse["readiness.form-coverage"] == "webmcp-form-coverage"
     assert lighthouse["readiness.accessibility-tree"] == "agent-accessibility-tree"
@@ -104,9 +113,11 @@ def test_each_readiness_check_names_its_lighthouse_audit_in_the_json_report(
     assert all(f["lighthouse"] for f in report["findings"] if f["check"].startswith("readiness."))
 
 
-def test_a_page_that_painted_nothing_is_still_checked(site: tuple[Path, str]) -> None:
+def test_a_page_that_painted_nothing_is_still_checked(
+    site: tuple[Path, str], browser_server: str
+) -> None:
     _, base = site
-    report = check(f"{base}/painted-nothing.html")
+    report = check(f"{base}/painted-nothing.html", browser_server)
     [page] = report["pages"]
     assert [t["name"] for t in page["tools"]] == ["get_status"]
     assert [r["tool"] for r in report["records"]] == ["get_status"]
@@ -116,22 +127,22 @@ def test_a_page_that_painted_nothing_is_still_checked(site: tuple[Path, str]) ->
 
 
 def test_axe_reads_the_page_without_waiting_on_its_iframes(
-    site: tuple[Path, str], asked: list[str]
+    site: tuple[Path, str], asked: list[str], browser_server: str
 ) -> None:
     # axe-core is in the main frame only, so no iframe answers its question: it waited 500 ms
     # (its ping wait) on each one for nothing. The page's own nameless button is still found.
     _, base = site
-    report = check(f"{base}/framed.html")
+    report = check(f"{base}/framed.html", browser_server)
     rules = {f["detail"]["rule"] for f in found(report, "readiness.accessibility-tree")}
     assert "button-name" in rules
     assert "/framed-widget.html" in asked
     assert "/asked-by-axe.txt" not in asked
 
 
-def test_a_malformed_llms_txt_is_a_warning(site: tuple[Path, str]) -> None:
+def test_a_malformed_llms_txt_is_a_warning(site: tuple[Path, str], browser_server: str) -> None:
     root, base = site
     (root / "llms.txt").write_text("Welcome to our shop.\n", encoding="utf-8")
-    report = check(f"{base}/painted-nothing.html")
+    report = check(f"{base}/painted-nothing.html", browser_server)
     [llms] = found(report, "readiness.llms-txt")
     assert llms["severity"] == "warning"
     assert "H1 title" in llms["message"]

@@ -29,6 +29,12 @@ def text(result: Any) -> str:
 
 
 @pytest.fixture
+def page(reused_page: Page) -> Page:
+    """One page for the whole file: each test opens its own document in it (tests/conftest.py)."""
+    return reused_page
+
+
+@pytest.fixture
 def refusals(page: Page, webmcp: SyncSession, pages_url: str) -> SyncSession:
     page.goto(f"{pages_url}/outcomes/refusals.html")
     page.wait_for_function("window.toolsReady === true")

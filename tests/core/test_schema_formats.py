@@ -40,6 +40,12 @@ def code(result: Any) -> str | None:
 
 
 @pytest.fixture
+def page(reused_page: Page) -> Page:
+    """One page for the whole file: each test opens its own document in it (tests/conftest.py)."""
+    return reused_page
+
+
+@pytest.fixture
 def formats(page: Page, webmcp: SyncSession, pages_url: str) -> SyncSession:
     page.goto(f"{pages_url}/outcomes/formats.html")
     page.wait_for_function("window.toolsReady === true")

@@ -23,6 +23,12 @@ def text(result: Any) -> str:
 
 
 @pytest.fixture
+def page(reused_page: Page) -> Page:
+    """One page for the whole file: each test opens its own document in it (tests/conftest.py)."""
+    return reused_page
+
+
+@pytest.fixture
 def forms(page: Page, webmcp: SyncSession, pages_url: str) -> SyncSession:
     page.goto(f"{pages_url}/forms.html")
     webmcp.wait_for_tool("validated", timeout=5)

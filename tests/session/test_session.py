@@ -5,16 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from playwright.async_api import async_playwright
 from playwright.sync_api import Page
 
+from async_chromium import AsyncChromium
 from webmcp_harness import RETRYABLE, CallResult, WebMCPSession, tool_error_code
 from webmcp_harness.core.errors import SessionClosedError, UsageError
-from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 
 
@@ -25,6 +23,12 @@ def code(result: Any) -> str | None:
 
 def text(result: Any) -> str:
     return str(result["content"][0]["text"]) if result.get("content") else ""
+
+
+@pytest.fixture
+def page(reused_page: Page) -> Page:
+    """One page for the whole file: each test opens its own document in it (tests/conftest.py)."""
+    return reused_page
 
 
 @pytest.fixture
@@ -294,34 +298,23 @@ def test_a_bad_within_is_misuse(tools_page: SyncSession) -> None:
 
 
 # -- async: concurrency and the caller's own cancellation ---------------------------------
-def run(coro_fn: Any, url: str) -> Any:
-    async def main() -> Any:
-        async with async_playwright() as p:
-            browser = await launch(p)
-            try:
-                page = await browser.new_page()
-                session = await WebMCPSession.attach(page, timeout=10)
-                await page.goto(url)
-                await page.wait_for_function("window.toolsReady === true")
-                return await coro_fn(session, page)
-            finally:
-                await browser.close()
-
-    # The sync Playwright of the fixtures owns this thread's loop: run the async API beside it.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, main()).result(timeout=120)
+def run(chromium: AsyncChromium, coro_fn: Any, url: str) -> Any:
+    """coro_fn(session, page)'s value, on url once its tools are ready."""
+    return chromium.on_page(url, coro_fn, ready="window.toolsReady === true")
 
 
-def test_calls_run_concurrently_on_one_page(pages_url: str) -> None:
+def test_calls_run_concurrently_on_one_page(async_chromium: AsyncChromium, pages_url: str) -> None:
     async def body(session: WebMCPSession, page: Any) -> list[Any]:
         calls = [session.call("delayed", {"ms": 200 - i * 10}) for i in range(16)]
         return list(await asyncio.gather(*calls))
 
-    results = run(body, f"{pages_url}/tools.html")
+    results = run(async_chromium, body, f"{pages_url}/tools.html")
     assert [json.loads(text(r))["waited"] for r in results] == [200 - i * 10 for i in range(16)]
 
 
-def test_the_callers_cancellation_cancels_in_the_page_and_propagates(pages_url: str) -> None:
+def test_the_callers_cancellation_cancels_in_the_page_and_propagates(
+    async_chromium: AsyncChromium, pages_url: str
+) -> None:
     async def body(session: WebMCPSession, page: Any) -> tuple[bool, Any, str | None]:
         task = asyncio.create_task(session.call("slow"))
         await page.wait_for_function("window.seen.activated.includes('slow')")
@@ -334,14 +327,16 @@ def test_the_callers_cancellation_cancels_in_the_page_and_propagates(pages_url: 
         await page.wait_for_function("window.seen.aborted.length === 1")
         return raised, await page.evaluate("window.seen.cancelled"), session.records[-1].code
 
-    raised, cancelled, recorded = run(body, f"{pages_url}/tools.html")
+    raised, cancelled, recorded = run(async_chromium, body, f"{pages_url}/tools.html")
     assert raised is True
     assert cancelled == ["slow"]
     assert recorded == "cancelled"
 
 
 # -- a call hands back its own record ------------------------------------------------------
-def test_overlapping_calls_each_hand_back_their_own_record(pages_url: str) -> None:
+def test_overlapping_calls_each_hand_back_their_own_record(
+    async_chromium: AsyncChromium, pages_url: str
+) -> None:
     async def body(session: WebMCPSession, page: Any) -> list[CallResult]:
         async def let_go_in_reverse() -> None:
             await page.wait_for_function("Object.keys(window.held).length === 2", timeout=10_000)
@@ -356,7 +351,7 @@ def test_overlapping_calls_each_hand_back_their_own_record(pages_url: str) -> No
         )
         return [first, second]
 
-    results = run(body, f"{pages_url}/held.html")
+    results = run(async_chromium, body, f"{pages_url}/held.html")
     for result, text in zip(results, ("first", "second"), strict=True):
         assert result == {"content": [{"type": "text", "text": f'{{"echo":"{text}"}}'}]}
         record = result.record
@@ -368,14 +363,16 @@ def test_overlapping_calls_each_hand_back_their_own_record(pages_url: str) -> No
     assert results[0].record is not results[1].record
 
 
-def test_a_call_result_reads_as_the_mcp_result_dict(pages_url: str) -> None:
+def test_a_call_result_reads_as_the_mcp_result_dict(
+    async_chromium: AsyncChromium, pages_url: str
+) -> None:
     async def body(session: WebMCPSession, page: Any) -> CallResult:
         calling = asyncio.ensure_future(session.call("held_echo", {"text": "x"}))
         await page.wait_for_function("'x' in window.held", timeout=10_000)
         await page.evaluate("window.release('x')")
         return await calling
 
-    result = run(body, f"{pages_url}/held.html")
+    result = run(async_chromium, body, f"{pages_url}/held.html")
     plain = {"content": [{"type": "text", "text": '{"echo":"x"}'}]}
     assert result == plain
     assert plain == result
@@ -393,7 +390,9 @@ def test_a_call_result_reads_as_the_mcp_result_dict(pages_url: str) -> None:
     assert repr(result).startswith("CallResult({'content'")
 
 
-def test_renumbering_a_record_leaves_the_other_open_call_alone(pages_url: str) -> None:
+def test_renumbering_a_record_leaves_the_other_open_call_alone(
+    async_chromium: AsyncChromium, pages_url: str
+) -> None:
     async def body(session: WebMCPSession, page: Any) -> tuple[Any, ...]:
         first, second = await asyncio.gather(
             session.call("confirm_first", {"note": "a"}),
@@ -407,7 +406,7 @@ def test_renumbering_a_record_leaves_the_other_open_call_alone(pages_url: str) -
         first_answer = await session.confirm_pending(first.record, timeout=5)
         return first, second, first_answer, second_answer
 
-    first, second, first_answer, second_answer = run(body, f"{pages_url}/held.html")
+    first, second, first_answer, second_answer = run(async_chromium, body, f"{pages_url}/held.html")
     assert tool_error_code(first) == tool_error_code(second) == "needs_user"
     assert json.loads(first_answer["content"][0]["text"]) == {"form": "first", "note": "a"}
     assert json.loads(second_answer["content"][0]["text"]) == {"form": "second", "note": "b"}

@@ -236,12 +236,12 @@ async def test_a_page_whose_only_tool_comes_at_1_5_s_has_that_tool(
         await page.context.close()
 
 
-async def test_cli_tools_settle_lists_a_late_tool(site: str) -> None:
+async def test_cli_tools_settle_lists_a_late_tool(site: str, browser_server: str) -> None:
     done = await asyncio.to_thread(
         subprocess.run,
         [
             *(sys.executable, "-m", "webmcp_harness", "tools", f"{site}/late-only.html", "--json"),
-            *("--settle", "0.3", "--timeout", f"{WAIT:g}"),
+            *("--settle", "0.3", "--timeout", f"{WAIT:g}", "--connect", browser_server),
         ],
         capture_output=True,
         text=True,

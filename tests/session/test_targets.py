@@ -6,19 +6,17 @@ same port, which is another site, so Chromium runs them in their own renderer pr
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import json
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from playwright.async_api import async_playwright
+from playwright.async_api import Browser
 from playwright.sync_api import Page
 
+from async_chromium import AsyncChromium
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.records import Tool
-from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 
 
@@ -247,26 +245,26 @@ def test_a_tool_registered_shortly_after_the_call_is_still_found(
 
 
 # -- closing --------------------------------------------------------------------------------
-def test_closed_sessions_are_garbage_after_many_rounds(pages_url: str) -> None:
-    async def main() -> int:
-        async with async_playwright() as p:
-            browser = await launch(p)
-            try:
-                page = await browser.new_page()
-                await page.goto(f"{pages_url}/sites/shop.html")
-                await page.evaluate("window.chatReady")
-                closed: list[weakref.ref[WebMCPSession]] = []
-                for _ in range(5):
-                    session = await WebMCPSession.attach(page, timeout=10)
-                    assert code(await session.call("chat_send", {"text": "x"})) is None
-                    await session.close()
-                    closed.append(weakref.ref(session))
-                del session
-                gc.collect()
-                return sum(ref() is not None for ref in closed)
-            finally:
-                await browser.close()
+def test_closed_sessions_are_garbage_after_many_rounds(
+    async_chromium: AsyncChromium, pages_url: str
+) -> None:
+    async def main(browser: Browser) -> int:
+        context = await browser.new_context()
+        try:
+            page = await context.new_page()
+            await page.goto(f"{pages_url}/sites/shop.html")
+            await page.evaluate("window.chatReady")
+            closed: list[weakref.ref[WebMCPSession]] = []
+            for _ in range(5):
+                session = await WebMCPSession.attach(page, timeout=10)
+                assert code(await session.call("chat_send", {"text": "x"})) is None
+                await session.close()
+                closed.append(weakref.ref(session))
+            del session
+            gc.collect()
+            return sum(ref() is not None for ref in closed)
+        finally:
+            await context.close()
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        alive = pool.submit(asyncio.run, main()).result(timeout=120)
+    alive = async_chromium.run(main(async_chromium.browser))
     assert alive == 0

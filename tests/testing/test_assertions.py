@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import async_playwright
 
+from async_chromium import AsyncChromium
 from webmcp_harness import WebMCPSession, expect, tool_error
-from webmcp_harness.session.browser import launch
 from webmcp_harness.testing.assertions import ResultAssertions
 
 SUCCESS = {"content": [{"type": "text", "text": '{"ok":true}'}]}
@@ -60,24 +57,20 @@ def test_an_unknown_code_or_subject_is_misuse() -> None:
     assert isinstance(expect(SUCCESS), ResultAssertions)
 
 
-def run_async(body: Callable[[WebMCPSession], Awaitable[Any]], url: str) -> Any:
-    async def main() -> Any:
-        async with async_playwright() as p:
-            browser = await launch(p)
-            try:
-                page = await browser.new_page()
-                session = await WebMCPSession.attach(page, timeout=10)
-                await page.goto(url)
-                return await body(session)
-            finally:
-                await browser.close()
+def run_async(
+    chromium: AsyncChromium, body: Callable[[WebMCPSession], Awaitable[Any]], url: str
+) -> Any:
+    """body(session)'s value, on url in a context of its own of the worker's Chromium."""
 
-    # The sync Playwright of other tests may own this thread's loop: run beside it.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, main()).result(timeout=120)
+    async def on(session: WebMCPSession, _page: Any) -> Any:
+        return await body(session)
+
+    return chromium.on_page(url, on)
 
 
-def test_an_async_session_gets_awaitable_tool_assertions(pages_url: str) -> None:
+def test_an_async_session_gets_awaitable_tool_assertions(
+    async_chromium: AsyncChromium, pages_url: str
+) -> None:
     async def body(session: WebMCPSession) -> str:
         await expect(session).to_have_tool("echo")
         await expect(session).not_to_have_tool("no_such_tool", timeout=0.1)
@@ -86,14 +79,14 @@ def test_an_async_session_gets_awaitable_tool_assertions(pages_url: str) -> None
             await expect(session).to_have_tool("no_such_tool", timeout=0.2)
         return str(caught.value)
 
-    message = run_async(body, f"{pages_url}/tools.html")
+    message = run_async(async_chromium, body, f"{pages_url}/tools.html")
     assert message.startswith("expected a tool 'no_such_tool' within 0.2 s; the page has: ")
     assert "echo" in message
     assert message.endswith("/tools.html)")
 
 
 def test_an_async_session_matches_a_snapshot_at_a_path_of_its_own(
-    pages_url: str, tmp_path: Path
+    async_chromium: AsyncChromium, pages_url: str, tmp_path: Path
 ) -> None:
     snapshot = tmp_path / "tools.json"
 
@@ -108,13 +101,15 @@ def test_an_async_session_matches_a_snapshot_at_a_path_of_its_own(
                 messages.append(str(failed))
         return messages
 
-    first, second = run_async(body, f"{pages_url}/tools.html")
+    first, second = run_async(async_chromium, body, f"{pages_url}/tools.html")
     assert first.startswith(f"A snapshot doesn't exist at {snapshot}, writing actual (")
     assert second == "matched"
     assert '"name": "echo"' in snapshot.read_text(encoding="utf-8")
 
 
-def test_expect_refuses_a_timeout_that_reads_as_milliseconds(pages_url: str) -> None:
+def test_expect_refuses_a_timeout_that_reads_as_milliseconds(
+    async_chromium: AsyncChromium, pages_url: str
+) -> None:
     from webmcp_harness.core.errors import UsageError
 
     async def body(session: WebMCPSession) -> str:
@@ -122,6 +117,6 @@ def test_expect_refuses_a_timeout_that_reads_as_milliseconds(pages_url: str) -> 
             await expect(session).to_have_tool("echo", timeout=2000)
         return str(caught.value)
 
-    message = run_async(body, f"{pages_url}/tools.html")
+    message = run_async(async_chromium, body, f"{pages_url}/tools.html")
     assert "timeout=2000 looks like milliseconds" in message
     assert "Write timeout=2 for 2000 ms" in message

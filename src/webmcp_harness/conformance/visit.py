@@ -327,7 +327,7 @@ class Lane:
         self.browser, self.context, self.pages = browser, context, 0
         context.set_default_timeout(options.page_timeout * 1000)
         await context.add_init_script(f"{_COUNT_NAVIGATIONS_JS}\n;{WATCH_REGISTRATIONS_JS}")
-        self.cookies = []  # a new context has none (asking costs a load's worth on the first)
+        self.cookies = []  # a new context has none (asking the first one took 0.4-0.6 s)
         if self.prepare_context is not None:
             await self.prepare_context(context)
             self.cookies = await context.cookies()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -231,6 +231,42 @@ _CLOSE_WAIT = 10.0
 _NAVIGATION_GRACE = 0.5  # seconds for a navigation seen in the page to reach the checker
 
 
+class _LinksWhenReady:
+    """Reads a page's links (read) once its main frame fires DOMContentLoaded, once; `done`
+    waits for that read. Stops listening at `done` or `stop`. read None: nothing is read."""
+
+    def __init__(self, page: Page, read: Callable[[], Awaitable[None]] | None) -> None:
+        self.page, self.read = page, read
+        self.task: asyncio.Future[None] | None = None
+        if read is not None:
+            page.on("domcontentloaded", self._parsed)
+
+    def _parsed(self, _page: Page) -> None:
+        if self.task is None and self.read is not None:
+            self.task = asyncio.ensure_future(self.read())
+
+    def stop(self) -> None:
+        """No read from now on (one under way goes on, unless nobody waits for it)."""
+        if self.read is not None:
+            self.read = None
+            with contextlib.suppress(Exception):
+                self.page.remove_listener("domcontentloaded", self._parsed)
+
+    async def done(self) -> bool:
+        """Whether the links were read at DOMContentLoaded (once that read is over)."""
+        self.stop()
+        if self.task is None:
+            return False
+        await asyncio.gather(self.task, return_exceptions=True)
+        return True
+
+    def drop(self) -> None:
+        """Stop, and end a read nobody will wait for."""
+        self.stop()
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
+
 class Lane:
     """One worker's context, page and session, used again for its next page.
 
@@ -291,9 +327,10 @@ class Lane:
         self.browser, self.context, self.pages = browser, context, 0
         context.set_default_timeout(options.page_timeout * 1000)
         await context.add_init_script(f"{_COUNT_NAVIGATIONS_JS}\n;{WATCH_REGISTRATIONS_JS}")
+        self.cookies = []  # a new context has none (asking the first one took 0.4-0.6 s)
         if self.prepare_context is not None:
             await self.prepare_context(context)
-        self.cookies = await context.cookies()
+            self.cookies = await context.cookies()
         page = await context.new_page()
         self.page = page
 
@@ -455,8 +492,16 @@ class PageVisit:
         self.context, self.page, self.session = self.lane.context, self.lane.page, self.lane.session
 
     async def _goto(self, *, look: bool = False) -> tuple[str | None, bool]:
-        page = self.page
-        assert page is not None
+        assert self.page is not None
+        ready = self._links_when_ready(self.page)
+        try:
+            return await self._load(self.page, ready, look=look)
+        finally:
+            ready.drop()
+
+    async def _load(
+        self, page: Page, ready: _LinksWhenReady, *, look: bool
+    ) -> tuple[str | None, bool]:
         limit = self.options.page_timeout
         try:
             response = await asyncio.wait_for(
@@ -465,7 +510,7 @@ class PageVisit:
         except Exception as exc:
             timed_out = isinstance(exc, (asyncio.TimeoutError, PlaywrightTimeoutError))
             if timed_out and page.url not in ("", "about:blank"):
-                await self._settle(look=look)
+                await self._settle(ready, look=look)
                 return (
                     f"The page did not finish loading within {limit:g} s (the load event never "
                     "fired: a resource that never arrives?). Agents wait for the page to load; "
@@ -477,7 +522,7 @@ class PageVisit:
             message = str(exc).splitlines()[0] if str(exc) else "no answer"
             message = message.removeprefix("Page.goto: ")
             return f"The page could not be opened: {excerpt(message, 200)}.", True
-        await self._settle(look=look)
+        await self._settle(ready, look=look)
         status = response.status if response is not None else 200
         if status >= 400:
             return (
@@ -487,15 +532,16 @@ class PageVisit:
             )
         return None, False
 
-    async def _settle(self, *, look: bool = False) -> None:
+    async def _settle(self, ready: _LinksWhenReady, *, look: bool = False) -> None:
         """Wait, bounded, until the page has settled as the session's `tools()` decides it (by
         default as a browser auditor does: no tool changed, no request in flight and no short
-        timer pending for a quiet window; `docs/codes.md`), the crawl told of its links first.
+        timer pending for a quiet window; `docs/codes.md`), the crawl told of its links first
+        (those it had once parsed, then those it had once loaded).
         With look, the readiness checks' look at the page as it settled: its forms and layout
         shift, and (a page the user gave) axe-core and /llms.txt, started then and read by
         `readiness` once the page's other checks are done (they overlap its calls)."""
         session = self.session
-        await self._early_links()
+        await self._early_links(more=await ready.done())
         if session is not None and self.options.settle != 0:
             await bounded(session.tools(settle=self.options.settle), SETTLE_MAX + EMPTY_WAIT)
         if look:
@@ -505,15 +551,25 @@ class PageVisit:
             deep = asyncio.ensure_future(self._deep_look()) if self.depth == 0 else None
             self._looked = (raw if isinstance(raw, dict) else {}), deep
 
-    async def _early_links(self) -> None:
-        """The links the page has once loaded, to the crawl at once, so the next level loads
-        while this page settles (the probe adds the links and forms that come later)."""
-        if self.links or self.depth >= self.options.crawl or self.page is None:
+    def _links_when_ready(self, page: Page) -> _LinksWhenReady:
+        """The page's links read as soon as its document is parsed (`DOMContentLoaded`), on its
+        first load in a crawl, so the next level starts loading while this page still loads
+        its images, styles and frames."""
+        wanted = not self.links and self._sink is not None
+        return _LinksWhenReady(page, self._early_links if wanted else None)
+
+    async def _early_links(self, *, more: bool = False) -> None:
+        """The links the page has now, to the crawl at once (with more: those it did not have
+        when they were last read), so the next level loads while this page loads and settles
+        (the probe adds the links and forms that come later)."""
+        if (self.links and not more) or self.depth >= self.options.crawl or self.page is None:
             return
         raw = await bounded(self.page.evaluate(_PROBE_JS, True), self.options.look_timeout)
         links = raw.get("links") if isinstance(raw, dict) else None
         if isinstance(links, list):
-            self.links = _links(links)
+            known = set(self.links)
+            fresh = [link for link in _links(links) if link not in known]
+            self.links = (self.links + fresh)[:_MAX_LINKS]
             self._follow()
 
     async def reload(self, *, fresh: bool) -> None:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import math
+import os
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
@@ -59,6 +60,7 @@ __all__ = [
     "print_json",
     "run",
     "settle_option",
+    "use_node_compile_cache",
 ]
 
 T = TypeVar("T")
@@ -272,6 +274,21 @@ def check_url(url: str, param_hint: str = "URL") -> str:
             param_hint=param_hint,
         )
     return url
+
+
+NODE_COMPILE_CACHE: Final = "NODE_COMPILE_CACHE"
+
+
+def use_node_compile_cache() -> None:
+    """Let the Playwright driver (Node.js) that a command starts keep its compiled code between
+    runs (Node's compile cache), unless NODE_COMPILE_CACHE is set already: each start then costs
+    about 0.1 s of CPU less. The cache holds Playwright's own code, never a page's; a folder that
+    cannot be written only turns it off."""
+    if NODE_COMPILE_CACHE in os.environ:
+        return
+    with contextlib.suppress(RuntimeError):  # (no home folder: no cache)
+        home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        os.environ[NODE_COMPILE_CACHE] = str(Path(home) / "webmcp-harness" / "node-compile-cache")
 
 
 def load_browser_code() -> None:

@@ -25,6 +25,7 @@ from .common import (
     print_json,
     run,
     settle_option,
+    use_node_compile_cache,
 )
 from .text import cell, markup, text
 
@@ -59,6 +60,7 @@ class _Commands(click.Group):
 @click.version_option(package_name="webmcp-harness")
 def main() -> None:
     """Test and script web pages that expose tools to AI agents through WebMCP."""
+    use_node_compile_cache()
 
 
 @main.command()

@@ -1,8 +1,9 @@
 """Scripted runs end to end: ``webmcp-harness run`` on the shop example, its transcript,
 ``webmcp-harness replay``, and the runner's steps (retry, confirm, approve) in real Chromium.
 
-The commands run as the installed ``webmcp-harness`` in a subprocess (real exit codes, their
-own browser); the runner's own tests share one browser, driven from a worker thread.
+The commands run as the installed ``webmcp-harness`` in a subprocess (real exit codes), on the
+worker's browser server (``--connect``); the runner's own tests share one browser, driven from a
+worker thread.
 """
 
 from __future__ import annotations
@@ -59,9 +60,10 @@ def harness(*args: str | Path, cwd: Path | None = None) -> Command:
 
 # -- the shop example, from the command line -------------------------------------------------
 @pytest.fixture(scope="module")
-def example(tmp_path_factory: pytest.TempPathFactory) -> tuple[Command, Path]:
+def example(tmp_path_factory: pytest.TempPathFactory, browser_server: str) -> tuple[Command, Path]:
     transcript = tmp_path_factory.mktemp("example") / "shop.jsonl"
-    return harness("run", EXAMPLE, "--transcript", transcript), transcript
+    ran = harness("run", EXAMPLE, "--transcript", transcript, "--connect", browser_server)
+    return ran, transcript
 
 
 def test_the_shop_example_passes(example: tuple[Command, Path]) -> None:
@@ -592,7 +594,7 @@ HOSTILE_EVALS = ROOT / "tests" / "pages" / "hostile" / "watched-evals.json"
 
 
 def test_an_eval_suite_on_a_hostile_page_keeps_its_strings_text_in_every_output(
-    pages_url: str, tmp_path: Path
+    pages_url: str, tmp_path: Path, browser_server: str
 ) -> None:
     # The page answers and throws markup, escape sequences, \r, new lines that imitate the
     # run's own lines, bidi overrides, U+2028 and a lone surrogate; the suite's names and
@@ -601,7 +603,7 @@ def test_an_eval_suite_on_a_hostile_page_keeps_its_strings_text_in_every_output(
     done = subprocess.run(
         [
             HARNESS, "run", str(HOSTILE_EVALS), "--url", f"{pages_url}/hostile/watched.html",
-            "--json", "--transcript", str(transcript),
+            "--json", "--transcript", str(transcript), "--connect", browser_server,
         ],
         capture_output=True, timeout=180, check=False,
     )  # fmt: skip

@@ -270,30 +270,7 @@ def test_a_url_python_cannot_split_is_a_usage_error_not_a_traceback(command: str
     assert "Traceback" not in ran.err
 
 
-# -- run and replay -----------------------------------------------------------------------------
-def test_run_json_is_one_document_and_step_lines_go_to_stderr(
-    tmp_path: Path, browser_server: str
-) -> None:
-    transcript = tmp_path / "shop.jsonl"
-    ran = harness("run", EXAMPLE, "--json", "--transcript", transcript, "--connect", browser_server)
-    assert ran.code == EXIT_OK, ran.err
-    run = one_json_document(ran.out)
-    assert isinstance(run, dict)
-    assert run["passed"] is True
-    assert run["ran"] == run["total"]
-    assert all(step["passed"] for step in run["steps"])
-    assert "passed:" in ran.err
-    assert "✓" in ran.err
-
-    replayed = harness("replay", transcript, "--json", "--connect", browser_server)
-    assert replayed.code == EXIT_OK, replayed.err
-    assert one_json_document(replayed.out) == {
-        "steps": run["total"],
-        "same": True,
-        "differences": [],
-    }
-
-
+# -- run and replay (the shop example's --json run and replay: tests/cli/test_run.py) ----------
 def test_run_of_a_script_whose_url_is_a_file_is_refused_once(tmp_path: Path) -> None:
     script = tmp_path / "local.yaml"
     script.write_text("name: local\nurl: file:///tmp/shop/\nsteps:\n  - open: /\n", "utf-8")

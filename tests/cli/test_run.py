@@ -61,18 +61,28 @@ def harness(*args: str | Path, cwd: Path | None = None) -> Command:
 # -- the shop example, from the command line -------------------------------------------------
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory, browser_server: str) -> tuple[Command, Path]:
+    """The example run once with --json: the report on stdout, the step lines on stderr."""
     transcript = tmp_path_factory.mktemp("example") / "shop.jsonl"
-    ran = harness("run", EXAMPLE, "--transcript", transcript, "--connect", browser_server)
-    return ran, transcript
+    args = ("--json", "--transcript", transcript, "--connect", browser_server)
+    return harness("run", EXAMPLE, *args), transcript
 
 
 def test_the_shop_example_passes(example: tuple[Command, Path]) -> None:
     ran, _ = example
     assert ran.code == 0, ran.out + ran.err
-    lines = ran.out.splitlines()
-    assert lines[-1].startswith("passed: 12 steps in ")
-    assert [line.split()[1] for line in lines[:-1]] == ["✓"] * 12
-    assert "Using the demo shop at http://127.0.0.1:" in ran.err
+    lines = ran.err.splitlines()
+    assert lines[0].startswith("Using the demo shop at http://127.0.0.1:")
+    assert lines[1].startswith("Running Buy a tee for Jo (12 steps) at ")
+    assert [line.split()[1] for line in lines[2:14]] == ["✓"] * 12
+    assert lines[14].startswith("passed: 12 steps in ")
+
+
+def test_the_json_report_of_a_run_is_one_document_on_stdout(example: tuple[Command, Path]) -> None:
+    ran, _ = example
+    run = json.loads(ran.out)  # refuses anything after the one document
+    assert run["passed"] is True
+    assert run["ran"] == run["total"] == 12
+    assert all(step["passed"] for step in run["steps"])
 
 
 def test_the_shop_example_meets_what_a_real_shop_throws_at_an_agent(
@@ -119,9 +129,9 @@ def test_replay_of_the_example_reports_no_difference(
     example: tuple[Command, Path], browser_server: str
 ) -> None:
     _, path = example
-    replayed = harness("replay", path, "--connect", browser_server)
+    replayed = harness("replay", path, "--json", "--connect", browser_server)
     assert replayed.code == 0, replayed.out + replayed.err
-    assert replayed.out == "no differences\n"
+    assert json.loads(replayed.out) == {"steps": 12, "same": True, "differences": []}
 
 
 def test_replay_reports_each_step_whose_coded_outcome_changed(

@@ -23,12 +23,12 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from playwright.async_api import async_playwright
+from playwright.async_api import Page as AsyncPage
 from playwright.sync_api import Page
 
+from async_chromium import AsyncChromium
 from inert import inert
 from webmcp_harness import WebMCPSession, tool_error_code
-from webmcp_harness.session.browser import launch
 from webmcp_harness.sync_api import WebMCPSession as SyncSession
 
 HOSTILE = Path(__file__).parent / "pages" / "hostile"
@@ -157,7 +157,8 @@ def open_page(page: Page, webmcp: SyncSession, url: str, tool: str) -> None:
 
 
 def call_ms(stderr: str) -> float:
-    """The call's own time from `call`'s status line (the process also starts a browser)."""
+    """The call's own time from `call`'s status line (the process also starts Python and its
+    Playwright driver, and opens a context)."""
     found = re.search(r": \w+ in (\d+) ms", stderr)
     assert found, stderr
     return float(found.group(1))
@@ -181,9 +182,9 @@ def test_a_ref_outside_the_schema_is_never_fetched_and_refuses_the_call(
 
 @pytest.mark.parametrize("tool", ["remote_ref", "file_ref"])
 def test_the_cli_refuses_a_call_whose_schema_refers_outside_and_fetches_nothing(
-    refs_url: str, recorder: Recorder, tool: str
+    refs_url: str, recorder: Recorder, tool: str, browser_server: str
 ) -> None:
-    done = cli("call", refs_url, tool, '{"q": "word"}', "--json")
+    done = cli("call", refs_url, tool, '{"q": "word"}', "--json", "--connect", browser_server)
     result = json.loads(inert(done.stdout))
     assert code(result) == "invalid_input"
     assert "refers outside itself" in text_of(result)
@@ -201,16 +202,16 @@ def test_ref_loops_and_dangling_refs_are_a_coded_invalid_input(
     assert page.evaluate("window.ran") == []
 
 
-def test_the_cli_codes_a_ref_loop_without_a_traceback(refs_url: str) -> None:
-    done = cli("call", refs_url, "ref_mutual", '{"q": "word"}')
+def test_the_cli_codes_a_ref_loop_without_a_traceback(refs_url: str, browser_server: str) -> None:
+    done = cli("call", refs_url, "ref_mutual", '{"q": "word"}', "--connect", browser_server)
     assert done.returncode == 0
     assert "invalid_input" in inert(done.stderr)
 
 
 def test_check_reports_outside_refs_as_a_finding_and_fetches_nothing(
-    refs_url: str, recorder: Recorder
+    refs_url: str, recorder: Recorder, browser_server: str
 ) -> None:
-    done = cli("check", refs_url, "--json")
+    done = cli("check", refs_url, "--json", "--connect", browser_server)
     report = json.loads(inert(done.stdout))
     flagged = {
         f["tool"]
@@ -247,18 +248,24 @@ def test_a_backtracking_pattern_ends_within_the_calls_timeout(
     assert code(result) == "invalid_input"
 
 
-def test_the_cli_call_on_a_backtracking_pattern_ends_in_time(hostile_url: str) -> None:
+def test_the_cli_call_on_a_backtracking_pattern_ends_in_time(
+    hostile_url: str, browser_server: str
+) -> None:
     done = cli(
-        "call", f"{hostile_url}/redos.html", "redos_alt", json.dumps({"q": AAA}), "--timeout", "2"
-    )
+        "call", f"{hostile_url}/redos.html", "redos_alt", json.dumps({"q": AAA}), "--timeout", "2",
+        "--connect", browser_server,
+    )  # fmt: skip
     err = inert(done.stderr)
     assert "invalid_input" in err
     assert call_ms(err) < (2 + MARGIN) * 1000
 
 
-def test_check_on_a_backtracking_pattern_ends_with_a_finding(hostile_url: str) -> None:
+def test_check_on_a_backtracking_pattern_ends_with_a_finding(
+    hostile_url: str, browser_server: str
+) -> None:
     started = time.monotonic()
-    done = cli("check", f"{hostile_url}/redos.html", "--json", "--timeout", "5")
+    url = f"{hostile_url}/redos.html"
+    done = cli("check", url, "--json", "--timeout", "5", "--connect", browser_server)
     report = json.loads(inert(done.stdout))
     assert time.monotonic() - started < 150
     flagged = {
@@ -272,8 +279,10 @@ def test_check_on_a_backtracking_pattern_ends_with_a_finding(hostile_url: str) -
 # -- clean output ----------------------------------------------------------------------------------
 
 
-def test_the_tools_table_shows_hostile_strings_as_text(hostile_url: str) -> None:
-    done = cli("tools", f"{hostile_url}/text.html")
+def test_the_tools_table_shows_hostile_strings_as_text(
+    hostile_url: str, browser_server: str
+) -> None:
+    done = cli("tools", f"{hostile_url}/text.html", "--connect", browser_server)
     assert done.returncode == 0
     out = inert(done.stdout)
     assert "hostile_text" in out
@@ -283,51 +292,58 @@ def test_the_tools_table_shows_hostile_strings_as_text(hostile_url: str) -> None
     assert "\\u202e" in out
 
 
-def test_tools_json_is_valid_json_with_the_strings_escaped(hostile_url: str) -> None:
-    done = cli("tools", f"{hostile_url}/text.html", "--json")
+def test_tools_json_is_valid_json_with_the_strings_escaped(
+    hostile_url: str, browser_server: str
+) -> None:
+    done = cli("tools", f"{hostile_url}/text.html", "--json", "--connect", browser_server)
     tools = {t["name"]: t for t in json.loads(inert(done.stdout))}
     assert "\x1b[2J" in tools["hostile_text"]["description"]  # the same value, escaped
 
 
-def test_call_prints_a_hostile_result_as_text_and_as_valid_json(hostile_url: str) -> None:
+def test_call_prints_a_hostile_result_as_text_and_as_valid_json(
+    hostile_url: str, browser_server: str
+) -> None:
     url = f"{hostile_url}/text.html"
-    shown = cli("call", url, "hostile_text")
+    shown = cli("call", url, "hostile_text", "--connect", browser_server)
     assert shown.returncode == 0
     assert "[/]" in inert(shown.stdout)
-    as_json = cli("call", url, "hostile_text", "--json")
+    as_json = cli("call", url, "hostile_text", "--json", "--connect", browser_server)
     result = json.loads(inert(as_json.stdout))
     assert "\x1b]0;pwned" in result["content"][0]["text"]
 
 
 def test_content_that_is_not_a_list_of_parts_does_not_crash_the_output(
-    page: Page, webmcp: SyncSession, hostile_url: str
+    page: Page, webmcp: SyncSession, hostile_url: str, browser_server: str
 ) -> None:
     url = f"{hostile_url}/text.html"
     for args in ((), ("--json",)):
-        done = cli("call", url, "hostile_content", *args)
+        done = cli("call", url, "hostile_content", *args, "--connect", browser_server)
         assert done.returncode == 0
         inert(done.stdout)
     open_page(page, webmcp, url, "hostile_content")
     assert code(webmcp.call("hostile_content")) is None
 
 
-def test_markup_in_a_url_or_tool_name_on_the_command_line_does_not_crash(hostile_url: str) -> None:
+def test_markup_in_a_url_or_tool_name_on_the_command_line_does_not_crash(
+    hostile_url: str, browser_server: str
+) -> None:
+    url = f"{hostile_url}/text.html?x=[/]"
     # --timeout 2: `call` waits up to min(--timeout, 5 s) for a tool that never comes.
-    done = cli("call", f"{hostile_url}/text.html?x=[/]", "[/][link=x]", "--timeout", "2")
+    done = cli("call", url, "[/][link=x]", "--timeout", "2", "--connect", browser_server)
     assert done.returncode == 0
     assert "unavailable" in inert(done.stderr)
-    done = cli("tools", f"{hostile_url}/text.html?x=[/]")
+    done = cli("tools", url, "--connect", browser_server)
     assert done.returncode == 0
     inert(done.stdout)
 
 
 def test_the_check_summary_and_reports_hold_hostile_strings_safely(
-    hostile_url: str, tmp_path: Path
+    hostile_url: str, tmp_path: Path, browser_server: str
 ) -> None:
     junit, html_path = tmp_path / "junit.xml", tmp_path / "report.html"
     done = cli(
         "check", f"{hostile_url}/text.html", "--json", "--junit", str(junit),
-        "--html", str(html_path),
+        "--html", str(html_path), "--connect", browser_server,
     )  # fmt: skip
     report = json.loads(inert(done.stdout))
     assert report["summary"]["tools"] == 2
@@ -341,28 +357,27 @@ def test_the_check_summary_and_reports_hold_hostile_strings_safely(
 # -- the page's own script API -------------------------------------------------------------------------
 
 
-def test_a_sabotaged_json_stringify_does_not_stall_a_call(hostile_url: str) -> None:
-    async def body() -> tuple[float, Any]:
-        async with async_playwright() as p:
-            browser = await launch(p)
-            try:
-                page = await browser.new_page()
-                async with await WebMCPSession.attach(page) as session:
-                    await page.goto(f"{hostile_url}/sabotage.html")
-                    started = time.monotonic()
-                    result = await session.call("sabotaged", {"q": "hi"}, timeout=5)
-                    return time.monotonic() - started, result
-            finally:
-                await browser.close()
+def test_a_sabotaged_json_stringify_does_not_stall_a_call(
+    async_chromium: AsyncChromium, hostile_url: str
+) -> None:
+    async def body(session: WebMCPSession, page: AsyncPage) -> tuple[float, Any]:
+        started = time.monotonic()
+        result = await session.call("sabotaged", {"q": "hi"}, timeout=5)
+        return time.monotonic() - started, result
 
-    took, result = asyncio.run(body())
+    took, result = async_chromium.on_page(f"{hostile_url}/sabotage.html", body)
     assert took < 5 + MARGIN
     assert code(result) is None, text_of(result)
     assert "hi" in text_of(result)
 
 
-def test_the_cli_calls_a_tool_on_a_page_that_broke_json(hostile_url: str) -> None:
-    done = cli("call", f"{hostile_url}/sabotage.html", "sabotaged", '{"q": "hi"}', "--timeout", "5")
+def test_the_cli_calls_a_tool_on_a_page_that_broke_json(
+    hostile_url: str, browser_server: str
+) -> None:
+    done = cli(
+        "call", f"{hostile_url}/sabotage.html", "sabotaged", '{"q": "hi"}', "--timeout", "5",
+        "--connect", browser_server,
+    )  # fmt: skip
     err = inert(done.stderr)
     assert ": ok in" in err, err
     assert call_ms(err) < (5 + MARGIN) * 1000
@@ -377,7 +392,7 @@ def _no_secret(text: str) -> None:
 
 
 def test_run_keeps_secrets_out_of_stdout_stderr_and_the_transcript(
-    hostile_url: str, tmp_path: Path
+    hostile_url: str, tmp_path: Path, browser_server: str
 ) -> None:
     script = tmp_path / "secrets.yaml"
     script.write_text(
@@ -388,7 +403,7 @@ def test_run_keeps_secrets_out_of_stdout_stderr_and_the_transcript(
         "  - call: {tool: account, expect: {path: $.phrase, equals: nothing}}\n"
     )
     transcript = tmp_path / "run.jsonl"
-    done = cli("run", str(script), "--transcript", str(transcript))
+    done = cli("run", str(script), "--transcript", str(transcript), "--connect", browser_server)
     assert done.returncode == 1  # the expectation fails, and says what came back
     _no_secret(inert(done.stdout))
     _no_secret(inert(done.stderr))
@@ -400,10 +415,13 @@ def test_run_keeps_secrets_out_of_stdout_stderr_and_the_transcript(
 
 
 def test_check_reports_keep_secrets_out_of_their_call_records(
-    hostile_url: str, tmp_path: Path
+    hostile_url: str, tmp_path: Path, browser_server: str
 ) -> None:
     html_path = tmp_path / "report.html"
-    done = cli("check", f"{hostile_url}/secrets.html", "--json", "--html", str(html_path))
+    done = cli(
+        "check", f"{hostile_url}/secrets.html", "--json", "--html", str(html_path),
+        "--connect", browser_server,
+    )  # fmt: skip
     out = inert(done.stdout)
     report = json.loads(out)
     assert any(r.get("tool") == "account" for r in report["records"])
@@ -453,11 +471,12 @@ def test_run_and_replay_refuse_an_endless_file(command: str) -> None:
 
 
 def test_a_crawl_never_calls_the_tools_of_another_origin_it_was_redirected_to(
-    hostile_url: str,
+    hostile_url: str, browser_server: str
 ) -> None:
     """Passes once the crawl checks where a redirect ended (issue 14's fix of the crawl)."""
     _HostileHandler.seen.clear()
-    done = cli("check", f"{hostile_url}/crawl-start.html", "--crawl", "1", "--json")
+    url = f"{hostile_url}/crawl-start.html"
+    done = cli("check", url, "--crawl", "1", "--json", "--connect", browser_server)
     report = json.loads(inert(done.stdout))
     called = {r.get("tool") for r in report["records"]}
     assert "start_tool" in called

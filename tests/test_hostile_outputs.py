@@ -65,7 +65,7 @@ def test_run_refuses_a_script_that_is_not_utf8_naming_the_file_and_the_byte(tmp_
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
 def test_run_on_a_full_disk_keeps_the_results_on_stdout_and_says_so(
-    pages_url: str, tmp_path: Path
+    pages_url: str, tmp_path: Path, browser_server: str
 ) -> None:
     script = tmp_path / "echo.yaml"
     script.write_text(
@@ -73,7 +73,7 @@ def test_run_on_a_full_disk_keeps_the_results_on_stdout_and_says_so(
         "  - open: /hostile/sizes/huge.html\n  - wait_for_tool: echo\n"
         "  - call: {tool: echo, input: {word: hi}, expect: {ok: true}}\n"
     )
-    done = cli("run", str(script), "--transcript", "/dev/full")
+    done = cli("run", str(script), "--transcript", "/dev/full", "--connect", browser_server)
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     assert done.returncode == 2
     assert "call echo" in done.stdout
@@ -82,10 +82,13 @@ def test_run_on_a_full_disk_keeps_the_results_on_stdout_and_says_so(
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
-def test_serve_on_a_full_disk_goes_on_answering(pages_url: str, tmp_path: Path) -> None:
+def test_serve_on_a_full_disk_goes_on_answering(
+    pages_url: str, tmp_path: Path, browser_server: str
+) -> None:
     log_path = tmp_path / "serve.log"
     url = f"{pages_url}/hostile/sizes/huge.html"
     args = ["-m", "webmcp_harness", "serve", url, "--transcript", "/dev/full", "--timeout", "10"]
+    args += ["--connect", browser_server]
     params = StdioServerParameters(command=sys.executable, args=args, env=env())
 
     async def body() -> list[str]:
@@ -112,12 +115,12 @@ QUIET = 1.0  # seconds without a list_changed notice after which the flicker pag
 
 
 def test_serve_coalesces_a_flood_of_list_changed_and_announces_the_last_state(
-    pages_url: str, tmp_path: Path
+    pages_url: str, tmp_path: Path, browser_server: str
 ) -> None:
     from mcp import types
 
     url = f"{pages_url}/hostile/sizes/flicker.html"
-    args = ["-m", "webmcp_harness", "serve", url, "--timeout", "10"]
+    args = ["-m", "webmcp_harness", "serve", url, "--timeout", "10", "--connect", browser_server]
     params = StdioServerParameters(command=sys.executable, args=args, env=env())
     told: list[float] = []
 

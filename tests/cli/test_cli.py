@@ -1,6 +1,8 @@
 """The command line as a new user meets it: messages that say what to do, one --json, exit statuses.
 
-Every command runs as a user runs it, in its own process, against the demo shop or test pages.
+Every command runs as a user runs it, in its own process, against the demo shop or test pages; one
+that opens a page uses the worker's browser server (`--connect`), but for the tests of where the
+browser comes from, which launch one.
 Exit statuses: 0 done, 1 checks or expectations failed, 2 usage errors, 3 the browser or the page
 could not be reached.
 """
@@ -102,17 +104,18 @@ def test_a_file_url_is_refused_with_how_to_serve_the_folder(command: list[str]) 
 
 
 # -- pages that cannot be reached --------------------------------------------------------------
-def test_an_unsafe_port_becomes_advice_on_one_line() -> None:
-    ran = harness("tools", "http://127.0.0.1:6000/")
+def test_an_unsafe_port_becomes_advice_on_one_line(browser_server: str) -> None:
+    ran = harness("tools", "http://127.0.0.1:6000/", "--connect", browser_server)
     assert ran.code == EXIT_UNREACHABLE, ran.err
     (line,) = ran.err.strip().splitlines()  # never cut mid-line, however long
     assert "Serve the page on another port" in line
     assert line.endswith("(Chromium: net::ERR_UNSAFE_PORT)")
 
 
-def test_a_refused_connection_says_to_start_the_server() -> None:
+def test_a_refused_connection_says_to_start_the_server(browser_server: str) -> None:
     port = closed_port()
-    ran = harness("call", f"http://127.0.0.1:{port}/", "search_products", "--json")
+    url = f"http://127.0.0.1:{port}/"
+    ran = harness("call", url, "search_products", "--json", "--connect", browser_server)
     assert ran.code == EXIT_UNREACHABLE, ran.err
     assert ran.out == ""
     (line,) = ran.err.strip().splitlines()
@@ -120,14 +123,17 @@ def test_a_refused_connection_says_to_start_the_server() -> None:
     assert "webmcp-harness demo" in line
 
 
-def test_check_of_a_site_that_is_not_there_exits_3() -> None:
-    ran = harness("check", f"http://127.0.0.1:{closed_port()}/", "--timeout", "5")
+def test_check_of_a_site_that_is_not_there_exits_3(browser_server: str) -> None:
+    url = f"http://127.0.0.1:{closed_port()}/"
+    ran = harness("check", url, "--timeout", "5", "--connect", browser_server)
     assert ran.code == EXIT_UNREACHABLE, ran.out + ran.err
 
 
 # -- tools --------------------------------------------------------------------------------------
-def test_tools_is_one_line_a_tool_within_80_columns(webmcp_demo_url: str) -> None:
-    ran = harness("tools", f"{webmcp_demo_url}/")
+def test_tools_is_one_line_a_tool_within_80_columns(
+    webmcp_demo_url: str, browser_server: str
+) -> None:
+    ran = harness("tools", f"{webmcp_demo_url}/", "--connect", browser_server)
     assert ran.code == EXIT_OK, ran.err
     lines = ran.out.rstrip("\n").splitlines()
     assert lines[0].startswith("8 tools at ")
@@ -264,30 +270,7 @@ def test_a_url_python_cannot_split_is_a_usage_error_not_a_traceback(command: str
     assert "Traceback" not in ran.err
 
 
-# -- run and replay -----------------------------------------------------------------------------
-def test_run_json_is_one_document_and_step_lines_go_to_stderr(
-    tmp_path: Path, browser_server: str
-) -> None:
-    transcript = tmp_path / "shop.jsonl"
-    ran = harness("run", EXAMPLE, "--json", "--transcript", transcript, "--connect", browser_server)
-    assert ran.code == EXIT_OK, ran.err
-    run = one_json_document(ran.out)
-    assert isinstance(run, dict)
-    assert run["passed"] is True
-    assert run["ran"] == run["total"]
-    assert all(step["passed"] for step in run["steps"])
-    assert "passed:" in ran.err
-    assert "✓" in ran.err
-
-    replayed = harness("replay", transcript, "--json", "--connect", browser_server)
-    assert replayed.code == EXIT_OK, replayed.err
-    assert one_json_document(replayed.out) == {
-        "steps": run["total"],
-        "same": True,
-        "differences": [],
-    }
-
-
+# -- run and replay (the shop example's --json run and replay: tests/cli/test_run.py) ----------
 def test_run_of_a_script_whose_url_is_a_file_is_refused_once(tmp_path: Path) -> None:
     script = tmp_path / "local.yaml"
     script.write_text("name: local\nurl: file:///tmp/shop/\nsteps:\n  - open: /\n", "utf-8")
@@ -297,10 +280,12 @@ def test_run_of_a_script_whose_url_is_a_file_is_refused_once(tmp_path: Path) -> 
     assert ran.err.lower().count("could not open") == 0
 
 
-def test_run_opening_a_file_says_could_not_open_once_and_how_to_serve_it(tmp_path: Path) -> None:
+def test_run_opening_a_file_says_could_not_open_once_and_how_to_serve_it(
+    tmp_path: Path, browser_server: str
+) -> None:
     script = tmp_path / "local.yaml"
     script.write_text("name: local\nsteps:\n  - open: file:///tmp/page.html\n", "utf-8")
-    ran = harness("run", script, "--json")
+    ran = harness("run", script, "--json", "--connect", browser_server)
     assert ran.code == EXIT_FAILED, ran.out + ran.err
     (step,) = one_json_document(ran.out)["steps"]  # type: ignore[index]
     (miss,) = step["misses"]

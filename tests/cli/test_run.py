@@ -1,8 +1,9 @@
 """Scripted runs end to end: ``webmcp-harness run`` on the shop example, its transcript,
 ``webmcp-harness replay``, and the runner's steps (retry, confirm, approve) in real Chromium.
 
-The commands run as the installed ``webmcp-harness`` in a subprocess (real exit codes, their
-own browser); the runner's own tests share one browser, driven from a worker thread.
+The commands run as the installed ``webmcp-harness`` in a subprocess (real exit codes), on the
+worker's browser server (``--connect``); the runner's own tests share one browser, driven from a
+worker thread.
 """
 
 from __future__ import annotations
@@ -59,18 +60,29 @@ def harness(*args: str | Path, cwd: Path | None = None) -> Command:
 
 # -- the shop example, from the command line -------------------------------------------------
 @pytest.fixture(scope="module")
-def example(tmp_path_factory: pytest.TempPathFactory) -> tuple[Command, Path]:
+def example(tmp_path_factory: pytest.TempPathFactory, browser_server: str) -> tuple[Command, Path]:
+    """The example run once with --json: the report on stdout, the step lines on stderr."""
     transcript = tmp_path_factory.mktemp("example") / "shop.jsonl"
-    return harness("run", EXAMPLE, "--transcript", transcript), transcript
+    args = ("--json", "--transcript", transcript, "--connect", browser_server)
+    return harness("run", EXAMPLE, *args), transcript
 
 
 def test_the_shop_example_passes(example: tuple[Command, Path]) -> None:
     ran, _ = example
     assert ran.code == 0, ran.out + ran.err
-    lines = ran.out.splitlines()
-    assert lines[-1].startswith("passed: 12 steps in ")
-    assert [line.split()[1] for line in lines[:-1]] == ["✓"] * 12
-    assert "Using the demo shop at http://127.0.0.1:" in ran.err
+    lines = ran.err.splitlines()
+    assert lines[0].startswith("Using the demo shop at http://127.0.0.1:")
+    assert lines[1].startswith("Running Buy a tee for Jo (12 steps) at ")
+    assert [line.split()[1] for line in lines[2:14]] == ["✓"] * 12
+    assert lines[14].startswith("passed: 12 steps in ")
+
+
+def test_the_json_report_of_a_run_is_one_document_on_stdout(example: tuple[Command, Path]) -> None:
+    ran, _ = example
+    run = json.loads(ran.out)  # refuses anything after the one document
+    assert run["passed"] is True
+    assert run["ran"] == run["total"] == 12
+    assert all(step["passed"] for step in run["steps"])
 
 
 def test_the_shop_example_meets_what_a_real_shop_throws_at_an_agent(
@@ -117,9 +129,9 @@ def test_replay_of_the_example_reports_no_difference(
     example: tuple[Command, Path], browser_server: str
 ) -> None:
     _, path = example
-    replayed = harness("replay", path, "--connect", browser_server)
+    replayed = harness("replay", path, "--json", "--connect", browser_server)
     assert replayed.code == 0, replayed.out + replayed.err
-    assert replayed.out == "no differences\n"
+    assert json.loads(replayed.out) == {"steps": 12, "same": True, "differences": []}
 
 
 def test_replay_reports_each_step_whose_coded_outcome_changed(
@@ -592,7 +604,7 @@ HOSTILE_EVALS = ROOT / "tests" / "pages" / "hostile" / "watched-evals.json"
 
 
 def test_an_eval_suite_on_a_hostile_page_keeps_its_strings_text_in_every_output(
-    pages_url: str, tmp_path: Path
+    pages_url: str, tmp_path: Path, browser_server: str
 ) -> None:
     # The page answers and throws markup, escape sequences, \r, new lines that imitate the
     # run's own lines, bidi overrides, U+2028 and a lone surrogate; the suite's names and
@@ -601,7 +613,7 @@ def test_an_eval_suite_on_a_hostile_page_keeps_its_strings_text_in_every_output(
     done = subprocess.run(
         [
             HARNESS, "run", str(HOSTILE_EVALS), "--url", f"{pages_url}/hostile/watched.html",
-            "--json", "--transcript", str(transcript),
+            "--json", "--transcript", str(transcript), "--connect", browser_server,
         ],
         capture_output=True, timeout=180, check=False,
     )  # fmt: skip

@@ -4,7 +4,8 @@ One Chromium, reachable over CDP, holds the page: `serve --cdp` opens the demo s
 serves its tools to the MCP SDK's own client; `watch --cdp` finds that tab and records each call
 the client makes, as the browser reports it. The transcript it leaves is one `replay` runs again.
 A page that calls its own tools (`document.modelContext.executeTool`) is watched the same way, and
-the strings it sends and answers stay text in every output.
+the strings it sends and answers stay text in every output. The runs that open a page of their
+own (`watch URL`, `replay`) do it in the worker's browser server (`--connect`).
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def browser_over_cdp(tmp_path: Path) -> Iterator[str]:
         yield endpoint
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def shop() -> Iterator[str]:
     with DemoServer() as server:
         yield server.url
@@ -116,7 +117,7 @@ async def _client_calls(mcp_url: str) -> list[Any]:
 
 
 def test_watch_records_the_calls_an_mcp_client_makes_through_serve_and_replay_repeats_them(
-    browser_over_cdp: str, shop: str, tmp_path: Path
+    browser_over_cdp: str, shop: str, tmp_path: Path, browser_server: str
 ) -> None:
     transcript = tmp_path / "watched.jsonl"
     serve = _start("serve", shop, "--cdp", browser_over_cdp, "--http", "0")
@@ -165,8 +166,9 @@ def test_watch_records_the_calls_an_mcp_client_makes_through_serve_and_replay_re
     assert record["browser"]["status"] == "Completed"
     assert record["timings"]["totalMs"] > 0
 
+    again = ["replay", str(transcript), "--json", "--connect", browser_server]
     replay = subprocess.run(
-        [sys.executable, "-m", "webmcp_harness", "replay", str(transcript), "--json"],
+        [sys.executable, "-m", "webmcp_harness", *again],
         capture_output=True,
         text=True,
         env=_env(),
@@ -176,12 +178,14 @@ def test_watch_records_the_calls_an_mcp_client_makes_through_serve_and_replay_re
     assert json.loads(replay.stdout)["same"] is True
 
 
-def test_watch_ends_on_its_duration_with_a_complete_transcript(shop: str, tmp_path: Path) -> None:
+def test_watch_ends_on_its_duration_with_a_complete_transcript(
+    shop: str, tmp_path: Path, browser_server: str
+) -> None:
     transcript = tmp_path / "quiet.jsonl"
     done = subprocess.run(
         [
             sys.executable, "-m", "webmcp_harness", "watch", shop,
-            "--duration", "1", "--transcript", str(transcript),
+            "--duration", "1", "--transcript", str(transcript), "--connect", browser_server,
         ],
         capture_output=True, text=True, env=_env(), timeout=WAIT * 2,
     )  # fmt: skip
@@ -212,7 +216,7 @@ def test_a_browser_that_does_not_answer_exits_3_and_still_ends_the_transcript(
 
 
 def test_a_page_calling_its_own_hostile_tools_is_watched_and_every_output_keeps_its_strings_text(
-    pages_url: str, tmp_path: Path
+    pages_url: str, tmp_path: Path, browser_server: str
 ) -> None:
     # The page calls its tools itself (executeTool, 800 ms after load) with markup, escape
     # sequences, \r, new lines that imitate a call's line, bidi overrides, U+2028 and a lone
@@ -220,7 +224,7 @@ def test_a_page_calling_its_own_hostile_tools_is_watched_and_every_output_keeps_
     # tool's name, which the browser refuses before a call starts: that one is not seen.
     url = f"{pages_url}/hostile/watched.html?self={SELF_CALLS}"
     transcript = tmp_path / "hostile.jsonl"
-    watch = _start("watch", url, "--transcript", str(transcript))
+    watch = _start("watch", url, "--transcript", str(transcript), "--connect", browser_server)
     try:
         assert watch.stdout is not None
         assert watch.stderr is not None
@@ -260,8 +264,9 @@ def test_a_page_calling_its_own_hostile_tools_is_watched_and_every_output_keeps_
     assert calls[0]["record"]["frameUrl"] == url
     assert "\x1b[2J" in calls[2]["answer"]["message"]
 
+    again = ["replay", str(transcript), "--json", "--connect", browser_server]
     replay = subprocess.run(
-        [sys.executable, "-m", "webmcp_harness", "replay", str(transcript), "--json"],
+        [sys.executable, "-m", "webmcp_harness", *again],
         capture_output=True,
         env=_env(),
         timeout=WAIT * 2,

@@ -2,7 +2,8 @@
 
 The Inspector is installed, pinned, by `scripts/npm-tools.sh` (CI runs it; the fixture runs it
 too, and it returns at once once installed). It starts `serve` over stdio itself, as any MCP
-client configured with our command line would, lists the tools and calls one.
+client configured with our command line would, lists the tools and calls one. `serve` opens the
+demo shop in the worker's browser server (`--connect`) rather than launching a Chromium.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-WAIT = 120.0  # one Inspector run: Node's start, serve's browser and the demo shop
+WAIT = 120.0  # one Inspector run: Node's start, serve's context and the demo shop
 
 
 @pytest.fixture(scope="module")
@@ -39,11 +40,12 @@ def inspector() -> Path:
     return found
 
 
-def _inspect(inspector: Path, *method: str, exit_code: int = 0) -> Any:
+def _inspect(inspector: Path, browser: str, *method: str, exit_code: int = 0) -> Any:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    serve = [sys.executable, "-m", "webmcp_harness", "serve", "--connect", browser]
     done = subprocess.run(
-        [str(inspector), "--cli", sys.executable, "-m", "webmcp_harness", "serve", *method],
+        [str(inspector), "--cli", *serve, *method],
         capture_output=True,
         text=True,
         timeout=WAIT,
@@ -54,8 +56,10 @@ def _inspect(inspector: Path, *method: str, exit_code: int = 0) -> Any:
     return json.loads(done.stdout)
 
 
-def test_the_inspector_lists_the_demo_shops_tools_and_ours(inspector: Path) -> None:
-    listed = _inspect(inspector, "--method", "tools/list")
+def test_the_inspector_lists_the_demo_shops_tools_and_ours(
+    inspector: Path, browser_server: str
+) -> None:
+    listed = _inspect(inspector, browser_server, "--method", "tools/list")
     names = {tool["name"] for tool in listed["tools"]}
     assert {"search_products", "get_product", "add_to_cart"} <= names
     assert {"browser_open", "browser_wait_for_tool"} <= names
@@ -63,10 +67,11 @@ def test_the_inspector_lists_the_demo_shops_tools_and_ours(inspector: Path) -> N
     assert product["inputSchema"]["type"] == "object"
 
 
-def _get_product(inspector: Path, product_id: str, *, exit_code: int = 0) -> Any:
+def _get_product(inspector: Path, browser: str, product_id: str, *, exit_code: int = 0) -> Any:
     """get_product called through the Inspector; its CLI exits 5 for a result with isError."""
     return _inspect(
         inspector,
+        browser,
         "--method",
         "tools/call",
         "--tool-name",
@@ -77,14 +82,18 @@ def _get_product(inspector: Path, product_id: str, *, exit_code: int = 0) -> Any
     )
 
 
-def test_the_inspector_calls_a_page_tool_and_gets_its_answer(inspector: Path) -> None:
-    called = _get_product(inspector, "harbor-mug")
+def test_the_inspector_calls_a_page_tool_and_gets_its_answer(
+    inspector: Path, browser_server: str
+) -> None:
+    called = _get_product(inspector, browser_server, "harbor-mug")
     assert called["isError"] is False
     assert json.loads(called["content"][0]["text"])["name"] == "Harbor Enamel Mug"
 
 
-def test_the_inspector_sees_a_call_the_schema_refuses_as_an_error(inspector: Path) -> None:
-    called = _get_product(inspector, "no-such-mug", exit_code=5)
+def test_the_inspector_sees_a_call_the_schema_refuses_as_an_error(
+    inspector: Path, browser_server: str
+) -> None:
+    called = _get_product(inspector, browser_server, "no-such-mug", exit_code=5)
     assert called["isError"] is True
     assert called["structuredContent"]["error"] == {"code": "invalid_input", "retryable": True}
     assert called["content"][0]["text"].startswith("Error [invalid_input]: get_product:")

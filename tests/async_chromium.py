@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
+from playwright.async_api import Error as PlaywrightError
+
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Frame, Page, Playwright
 
@@ -192,12 +194,22 @@ class KeptPage:
         self._crashed = True
 
     async def clean(self) -> None:
-        """Leave the page as a new context's: blank, its origins' data cleared."""
+        """Leave the page as a new context's: blank, its origins' data cleared (or a new page, when
+        the test closed or crashed it, or the page cannot go blank: e.g. a navigation it started
+        interrupts ours)."""
         page = self.page
-        if page.is_closed() or self._crashed:
-            await self.close()
-            await self._new()
-            return
+        if not page.is_closed() and not self._crashed:
+            if not self._visited and page.url == "about:blank":
+                return  # nothing was opened in it since
+            try:
+                await self._blank(page)
+                return
+            except PlaywrightError:
+                pass
+        await self.close()
+        await self._new()
+
+    async def _blank(self, page: Page) -> None:
         await page.goto("about:blank")
         cdp = await self.context.new_cdp_session(page)
         try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from webmcp_harness import WebMCPSession
 
-__all__ = ["AsyncChromium", "KeptPage", "LoopThread"]
+__all__ = ["AsyncChromium", "KeptPage", "KeptPages", "LoopThread"]
 
 T = TypeVar("T")
 
@@ -227,3 +227,39 @@ class KeptPage:
             with contextlib.suppress(Exception):
                 await self._context.close()
         self._context = self._page = None
+
+
+class KeptPages:
+    """The pages a test file keeps (`KeptPage`), by name, on `AsyncChromium`'s loop."""
+
+    def __init__(self, chromium: AsyncChromium, pages: dict[str, KeptPage]) -> None:
+        self.chromium = chromium
+        self._pages = pages
+
+    @classmethod
+    @contextlib.contextmanager
+    def opened(cls, chromium: AsyncChromium, **pages: Awaitable[KeptPage]) -> Iterator[KeptPages]:
+        """The pages named, opened at once; closed after the block."""
+
+        async def open_all() -> dict[str, KeptPage]:
+            return dict(zip(pages, await asyncio.gather(*pages.values()), strict=True))
+
+        kept = cls(chromium, chromium.run(open_all()))
+        try:
+            yield kept
+        finally:
+            chromium.run(kept._all("close"))
+
+    def __getitem__(self, name: str) -> KeptPage:
+        return self._pages[name]
+
+    def run(self, coro: Awaitable[T], bound: float = LoopThread.BOUND) -> T:
+        return self.chromium.run(coro, bound)
+
+    def for_a_test(self) -> Iterator[KeptPages]:
+        """The pages for one test (a fixture's body), each left as a new context's after it."""
+        yield self
+        self.run(self._all("clean"))
+
+    async def _all(self, step: str) -> None:
+        await asyncio.gather(*(getattr(kept, step)() for kept in self._pages.values()))

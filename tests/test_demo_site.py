@@ -2,7 +2,7 @@
 
 The browser is driven through the raw DevTools-protocol domain ``WebMCP`` (the browser's own view),
 so these tests check what the site really makes Chromium report, independent of the harness. The
-worker's Chromiums (with WebMCP and without) each keep one page for these tests (`Browsers`), left
+worker's Chromiums (with WebMCP and without) each keep one page for these tests (`KeptPages`), left
 as a new context's (blank, the shop's storage cleared) after each.
 """
 
@@ -16,7 +16,7 @@ import socket
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -25,7 +25,7 @@ from jsonschema import Draft202012Validator
 from playwright.async_api import Browser, CDPSession, ConsoleMessage, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
-from async_chromium import AsyncChromium, KeptPage
+from async_chromium import AsyncChromium, KeptPage, KeptPages
 from webmcp_harness.testing.demo import (
     DemoServer,
     _Server,
@@ -50,34 +50,6 @@ CODES = (
 WAIT = 10.0  # seconds: the bound on every wait for the browser in this module
 
 
-# --------------------------------------------------------------------------- the browsers
-class Browsers:
-    """The worker's two Chromiums on its loop of async Playwright: with WebMCP (`async_chromium`)
-    and without (`async_flagless`), a page kept in each for this module's tests (`KeptPage`)."""
-
-    def __init__(self, chromium: AsyncChromium, webmcp: KeptPage, plain: KeptPage) -> None:
-        self.chromium = chromium
-        self.webmcp = webmcp
-        self.plain = plain
-
-    @classmethod
-    async def open(cls, chromium: AsyncChromium, flagless: Browser) -> Browsers:
-        webmcp, plain = await asyncio.gather(
-            KeptPage.open(chromium.browser, viewport={"width": 1200, "height": 800}),
-            KeptPage.open(flagless),
-        )
-        return cls(chromium, webmcp, plain)
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
-        return self.chromium.run(coro, timeout)
-
-    async def clean(self) -> None:
-        await asyncio.gather(self.webmcp.clean(), self.plain.clean())
-
-    async def close(self) -> None:
-        await asyncio.gather(self.webmcp.close(), self.plain.close())
-
-
 @pytest.fixture(scope="module")
 def demo_server() -> Iterator[DemoServer]:
     with DemoServer() as server:
@@ -85,17 +57,20 @@ def demo_server() -> Iterator[DemoServer]:
 
 
 @pytest.fixture(scope="module")
-def kept_browsers(async_chromium: AsyncChromium, async_flagless: Browser) -> Iterator[Browsers]:
-    found = async_chromium.run(Browsers.open(async_chromium, async_flagless))
-    yield found
-    async_chromium.run(found.close())
+def kept_browsers(async_chromium: AsyncChromium, async_flagless: Browser) -> Iterator[KeptPages]:
+    """A page kept for the module in each of the worker's Chromiums: with WebMCP
+    (`async_chromium`) and without (`async_flagless`)."""
+    with KeptPages.opened(
+        async_chromium,
+        webmcp=KeptPage.open(async_chromium.browser, viewport={"width": 1200, "height": 800}),
+        plain=KeptPage.open(async_flagless),
+    ) as kept:
+        yield kept
 
 
 @pytest.fixture
-def browsers(kept_browsers: Browsers) -> Iterator[Browsers]:
-    """The module's browsers for one test, their pages left as a new context's after it."""
-    yield kept_browsers
-    kept_browsers.run(kept_browsers.clean())
+def browsers(kept_browsers: KeptPages) -> Iterator[KeptPages]:
+    yield from kept_browsers.for_a_test()
 
 
 @contextlib.contextmanager
@@ -664,9 +639,9 @@ SCENARIOS = load_expectations()["scenarios"]
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
 def test_scenario_makes_the_browser_report_its_case(
-    browsers: Browsers, demo_server: DemoServer, scenario: dict[str, Any]
+    browsers: KeptPages, demo_server: DemoServer, scenario: dict[str, Any]
 ) -> None:
-    report = browsers.run(run_scenario(browsers.webmcp, demo_server.url, scenario))
+    report = browsers.run(run_scenario(browsers["webmcp"], demo_server.url, scenario))
     assert code_for(report) == scenario["expect"], report.raw()
     if scenario["expect"] == "unavailable":
         assert report.protocol_error is not None
@@ -720,10 +695,10 @@ async def _page_tools(kept: KeptPage, url: str, expected: set[str]) -> ShopPage:
 
 @pytest.mark.parametrize("path", list(PAGE_TOOLS))
 def test_page_registers_its_tools_without_console_errors(
-    browsers: Browsers, demo_server: DemoServer, path: str
+    browsers: KeptPages, demo_server: DemoServer, path: str
 ) -> None:
     async def go() -> tuple[set[str], list[str], list[str]]:
-        shop = await _page_tools(browsers.webmcp, demo_server.url + path, PAGE_TOOLS[path])
+        shop = await _page_tools(browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path])
         frames = await shop.frame_ids()
         root = next(iter(frames))
         names = {name for fid, name in shop.tools if fid == root}
@@ -752,10 +727,10 @@ def _schema(shop: ShopPage, name: str) -> dict[str, Any]:
 
 
 def test_catalog_tools_have_real_schemas_and_annotations(
-    browsers: Browsers, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     async def go() -> ShopPage:
-        return await _page_tools(browsers.webmcp, demo_server.url + "/", PAGE_TOOLS["/"])
+        return await _page_tools(browsers["webmcp"], demo_server.url + "/", PAGE_TOOLS["/"])
 
     shop = browsers.run(go())
     try:
@@ -793,12 +768,12 @@ def test_catalog_tools_have_real_schemas_and_annotations(
 
 
 def test_product_page_asks_for_a_size_and_marks_reviews_untrusted(
-    browsers: Browsers, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     path = "/product?id=tidal-tee"
 
     async def go() -> ShopPage:
-        return await _page_tools(browsers.webmcp, demo_server.url + path, PAGE_TOOLS[path])
+        return await _page_tools(browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path])
 
     shop = browsers.run(go())
     try:
@@ -814,11 +789,11 @@ def test_product_page_asks_for_a_size_and_marks_reviews_untrusted(
 
 
 def test_checkout_tools_have_real_schemas_and_annotations(
-    browsers: Browsers, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     async def go() -> ShopPage:
         return await _page_tools(
-            browsers.webmcp, demo_server.url + "/checkout", PAGE_TOOLS["/checkout"]
+            browsers["webmcp"], demo_server.url + "/checkout", PAGE_TOOLS["/checkout"]
         )
 
     shop = browsers.run(go())
@@ -836,12 +811,12 @@ def test_checkout_tools_have_real_schemas_and_annotations(
 
 
 def test_cart_tools_name_the_cart_items_and_are_replaced_when_the_cart_changes(
-    browsers: Browsers, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     path = "/cart?items=harbor-mug:1,tidal-tee:M:2"
 
     async def go() -> tuple[list[str], list[str], list[str]]:
-        shop = await _page_tools(browsers.webmcp, demo_server.url + path, PAGE_TOOLS[path])
+        shop = await _page_tools(browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path])
         before = _schema(shop, "update_quantity")["properties"]["product_id"]["enum"]
         # A person removes the mug: the cart tools go away and come back naming only the tee.
         await shop.page.locator('tr[data-id="harbor-mug"] [data-remove]').click()
@@ -870,11 +845,11 @@ def _enum_of(shop: ShopPage, name: str) -> list[str] | None:
 
 
 def test_support_widget_is_a_cross_site_frame_whose_tool_only_its_own_session_sees(
-    browsers: Browsers, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     async def go() -> tuple[list[dict[str, Any]], str | None, dict[str, str], set[str]]:
         shop = await _page_tools(
-            browsers.webmcp, demo_server.url + "/", PAGE_TOOLS["/"] | {"ask_support"}
+            browsers["webmcp"], demo_server.url + "/", PAGE_TOOLS["/"] | {"ask_support"}
         )
         tools = await shop.page.evaluate(
             """async () => (await document.modelContext.getTools()).map(t => ({
@@ -901,10 +876,10 @@ def test_support_widget_is_a_cross_site_frame_whose_tool_only_its_own_session_se
 
 
 def test_order_and_tracking_pages_carry_json_ld(
-    browsers: Browsers, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     async def go(path: str) -> list[Any]:
-        shop = await ShopPage.open(browsers.webmcp, demo_server.url + path)
+        shop = await ShopPage.open(browsers["webmcp"], demo_server.url + path)
         data = await shop.page.evaluate(
             """[...document.querySelectorAll('script[type="application/ld+json"]')]
                 .map(s => JSON.parse(s.textContent))"""
@@ -922,12 +897,14 @@ def test_order_and_tracking_pages_carry_json_ld(
 
 
 def test_the_page_sees_a_timed_out_call_cancelled(
-    browsers: Browsers, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     path = "/checkout?items=harbor-mug:1&bank=slow"
 
     async def go() -> tuple[Report, list[dict[str, Any]], list[dict[str, Any]], str]:
-        shop = await _page_tools(browsers.webmcp, demo_server.url + path, {"check_payment_status"})
+        shop = await _page_tools(
+            browsers["webmcp"], demo_server.url + path, {"check_payment_status"}
+        )
         root = next(iter(await shop.frame_ids()))
         report = await shop.invoke("check_payment_status", {}, frame_id=root, timeout=0.5)
         await shop.page.wait_for_function("window.__demo.cancelled.length > 0", timeout=WAIT * 1000)
@@ -971,7 +948,7 @@ def test_the_page_sees_a_timed_out_call_cancelled(
     ],
 )
 def test_tools_refuse_bad_input_that_the_browser_passes_through(
-    browsers: Browsers,
+    browsers: KeptPages,
     demo_server: DemoServer,
     path: str,
     tool: str,
@@ -981,7 +958,7 @@ def test_tools_refuse_bad_input_that_the_browser_passes_through(
     """Chromium does not check imperative input, so the shop checks it and throws invalid_input."""
 
     async def go() -> tuple[Report, list[Any]]:
-        shop = await _page_tools(browsers.webmcp, demo_server.url + path, {tool})
+        shop = await _page_tools(browsers["webmcp"], demo_server.url + path, {tool})
         root = next(iter(await shop.frame_ids()))
         report = await shop.invoke(tool, args, frame_id=root, timeout=WAIT)
         cart = await shop.page.evaluate("Shop.cart.lines()")
@@ -1013,10 +990,10 @@ PLAIN_PAGES = [
 
 @pytest.mark.parametrize("path", PLAIN_PAGES)
 def test_pages_work_without_webmcp_and_without_console_errors(
-    browsers: Browsers, demo_server: DemoServer, path: str
+    browsers: KeptPages, demo_server: DemoServer, path: str
 ) -> None:
     async def go() -> tuple[bool, list[str]]:
-        page = browsers.plain.page
+        page = browsers["plain"].page
         with console_errors(page) as errors:
             await page.goto(demo_server.url + path)
             has_mc = await page.evaluate("'modelContext' in document")
@@ -1033,9 +1010,11 @@ def test_pages_work_without_webmcp_and_without_console_errors(
     assert errors == []
 
 
-def test_a_person_can_buy_a_tee_without_webmcp(browsers: Browsers, demo_server: DemoServer) -> None:
+def test_a_person_can_buy_a_tee_without_webmcp(
+    browsers: KeptPages, demo_server: DemoServer
+) -> None:
     async def go() -> tuple[str, list[Any], list[str]]:
-        page = browsers.plain.page
+        page = browsers["plain"].page
         with console_errors(page) as errors:
             await page.goto(demo_server.url + "/")
             await page.fill("#q", "tee")

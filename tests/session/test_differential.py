@@ -26,7 +26,7 @@ from playwright.async_api import Browser
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from async_chromium import AsyncChromium, KeptPage
+from async_chromium import AsyncChromium, KeptPage, KeptPages
 from demo_ready import wait_for_tool_or_refusal
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.coding import normalise_output
@@ -96,49 +96,26 @@ def _coded(result: ToolResult, session: WebMCPSession | None = None) -> str:
     return "ok"
 
 
-class Paths:
-    """The four paths, each on a page kept for the module (`KeptPage`): the worker's Chromium with
-    WebMCP (`async_chromium`) for the native and Playwright's paths, its flagless one for the two
-    polyfills (each injected, before the page's scripts, into its page's context)."""
-
-    def __init__(self, chromium: AsyncChromium, native: list[KeptPage], inpage: list[KeptPage]):
-        self.chromium = chromium
-        self.native, self.playwright = native
-        self.polyfilled, self.wrapped = inpage
-
-    @classmethod
-    async def open(cls, chromium: AsyncChromium, flagless: Browser) -> Paths:
-        native = await asyncio.gather(*(KeptPage.open(chromium.browser) for _ in range(2)))
-        inpage = await asyncio.gather(
-            *(
-                KeptPage.open(flagless, init_script=POLYFILLS / name / "index.iife.js")
-                for name in ("webmcp-polyfill", "global")
-            )
-        )
-        return cls(chromium, list(native), list(inpage))
-
-    async def clean(self) -> None:
-        await asyncio.gather(*(kept.clean() for kept in self._kept()))
-
-    async def close(self) -> None:
-        await asyncio.gather(*(kept.close() for kept in self._kept()))
-
-    def _kept(self) -> list[KeptPage]:
-        return [self.native, self.playwright, self.polyfilled, self.wrapped]
-
-
 @pytest.fixture(scope="module")
-def kept_paths(async_chromium: AsyncChromium, async_flagless: Browser) -> Iterator[Paths]:
-    found = async_chromium.run(Paths.open(async_chromium, async_flagless))
-    yield found
-    async_chromium.run(found.close())
+def kept_paths(async_chromium: AsyncChromium, async_flagless: Browser) -> Iterator[KeptPages]:
+    """A page kept for the module per path (`KeptPage`): the worker's Chromium with WebMCP
+    (`async_chromium`) for the native and Playwright's paths, its flagless one for the two
+    polyfills, each injected before the page's scripts into its page's context."""
+    with KeptPages.opened(
+        async_chromium,
+        native=KeptPage.open(async_chromium.browser),
+        playwright=KeptPage.open(async_chromium.browser),
+        **{
+            name: KeptPage.open(async_flagless, init_script=POLYFILLS / name / "index.iife.js")
+            for name in ("webmcp-polyfill", "global")
+        },
+    ) as kept:
+        yield kept
 
 
 @pytest.fixture
-def paths(kept_paths: Paths) -> Iterator[Paths]:
-    """The module's paths for one test, each page left as a new context's after it."""
-    yield kept_paths
-    kept_paths.chromium.run(kept_paths.clean())
+def paths(kept_paths: KeptPages) -> Iterator[KeptPages]:
+    yield from kept_paths.for_a_test()
 
 
 @pytest.fixture(scope="module")
@@ -192,12 +169,12 @@ async def _playwright(kept: KeptPage, url: str, scenario: dict[str, Any]) -> str
     return _coded(to_tool_result(normalise_output(value)))
 
 
-async def _three(paths: Paths, url: str, scenario: dict[str, Any]) -> tuple[str, str, str]:
+async def _three(paths: KeptPages, url: str, scenario: dict[str, Any]) -> tuple[str, str, str]:
     native, polyfilled, wrapped, pw = await asyncio.gather(
-        _harness(paths.native, url, scenario, "cdp"),
-        _harness(paths.polyfilled, url, scenario, "inpage"),
-        _harness(paths.wrapped, url, scenario, "auto"),
-        _playwright(paths.playwright, url, scenario),
+        _harness(paths["native"], url, scenario, "cdp"),
+        _harness(paths["webmcp-polyfill"], url, scenario, "inpage"),
+        _harness(paths["global"], url, scenario, "auto"),
+        _playwright(paths["playwright"], url, scenario),
     )
     assert polyfilled == wrapped, f"the polyfills disagree: {polyfilled} / {wrapped}"
     return native, polyfilled, pw
@@ -205,10 +182,10 @@ async def _three(paths: Paths, url: str, scenario: dict[str, Any]) -> tuple[str,
 
 @pytest.mark.parametrize("scenario_id", list(ALL))
 def test_each_path_gives_the_code_the_differential_table_says(
-    paths: Paths, bases: dict[str, str], scenario_id: str
+    paths: KeptPages, bases: dict[str, str], scenario_id: str
 ) -> None:
     scenario = ALL[scenario_id]
-    got = paths.chromium.run(_three(paths, _url(bases, scenario), scenario))
+    got = paths.run(_three(paths, _url(bases, scenario), scenario))
     assert got == table().get(scenario_id), f"{scenario_id}: native, in-page, Playwright = {got}"
 
 

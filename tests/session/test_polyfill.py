@@ -33,7 +33,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -42,7 +42,7 @@ import pytest
 from playwright.async_api import Browser
 from playwright.sync_api import Page
 
-from async_chromium import AsyncChromium, KeptPage
+from async_chromium import AsyncChromium, KeptPage, KeptPages
 from demo_ready import wait_for_tool_or_refusal
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.results import ToolResult
@@ -150,51 +150,24 @@ def flagless(flagless_chromium: str) -> str:
     return flagless_chromium
 
 
-class Pages:
+@pytest.fixture(scope="module")
+def kept_pages(async_chromium: AsyncChromium, async_flagless: Browser) -> Iterator[KeptPages]:
     """Pages kept for the module in the flagless Chromium (`KeptPage`): `bare`, and one per
     polyfill, injected before the shop's scripts (which guard with `if (document.modelContext)`)."""
-
-    def __init__(self, chromium: AsyncChromium, bare: KeptPage, polyfilled: list[KeptPage]):
-        self.chromium = chromium
-        self.bare = bare
-        self.polyfilled = dict(zip(PACKAGES, polyfilled, strict=True))
-
-    @classmethod
-    async def open(cls, chromium: AsyncChromium, flagless: Browser) -> Pages:
-        bare, *polyfilled = await asyncio.gather(
-            KeptPage.open(flagless),
-            *(
-                KeptPage.open(flagless, init_script=POLYFILLS / name / "index.iife.js")
-                for name in PACKAGES
-            ),
-        )
-        return cls(chromium, bare, polyfilled)
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return self.chromium.run(coro)
-
-    async def clean(self) -> None:
-        await asyncio.gather(*(kept.clean() for kept in self._kept()))
-
-    async def close(self) -> None:
-        await asyncio.gather(*(kept.close() for kept in self._kept()))
-
-    def _kept(self) -> list[KeptPage]:
-        return [self.bare, *self.polyfilled.values()]
-
-
-@pytest.fixture(scope="module")
-def kept_pages(async_chromium: AsyncChromium, async_flagless: Browser) -> Iterator[Pages]:
-    found = async_chromium.run(Pages.open(async_chromium, async_flagless))
-    yield found
-    async_chromium.run(found.close())
+    with KeptPages.opened(
+        async_chromium,
+        bare=KeptPage.open(async_flagless),
+        **{
+            name: KeptPage.open(async_flagless, init_script=POLYFILLS / name / "index.iife.js")
+            for name in PACKAGES
+        },
+    ) as kept:
+        yield kept
 
 
 @pytest.fixture
-def flagless_pages(kept_pages: Pages) -> Iterator[Pages]:
-    """The module's pages for one test, each left as a new context's after it."""
-    yield kept_pages
-    kept_pages.run(kept_pages.clean())
+def flagless_pages(kept_pages: KeptPages) -> Iterator[KeptPages]:
+    yield from kept_pages.for_a_test()
 
 
 def _text(result: ToolResult) -> str:
@@ -211,10 +184,10 @@ def _code(result: ToolResult, session: WebMCPSession) -> str | None:
 
 
 def test_the_flagless_chromium_has_no_model_context_of_its_own(
-    flagless_pages: Pages, site: str
+    flagless_pages: KeptPages, site: str
 ) -> None:
     async def body() -> None:
-        page = flagless_pages.bare.page
+        page = flagless_pages["bare"].page
         await page.goto(f"{site}/none.html")
         assert await page.evaluate("isSecureContext && !('modelContext' in document)") is True
         await page.goto(f"{site}/global.html")
@@ -228,10 +201,10 @@ def test_the_flagless_chromium_has_no_model_context_of_its_own(
 
 @pytest.mark.parametrize("backend", ["auto", "cdp", "inpage"])
 def test_a_page_without_model_context_is_unavailable_and_says_why(
-    flagless_pages: Pages, site: str, backend: Any
+    flagless_pages: KeptPages, site: str, backend: Any
 ) -> None:
     async def body() -> ToolResult:
-        page = flagless_pages.bare.page
+        page = flagless_pages["bare"].page
         async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
             await page.goto(f"{site}/none.html")
             assert await session.tools(settle=0) == []  # not 2.5 s waiting for a first one
@@ -248,10 +221,10 @@ def test_a_page_without_model_context_is_unavailable_and_says_why(
 
 @pytest.mark.parametrize("polyfill", list(PACKAGES))
 def test_auto_lists_and_calls_a_polyfilled_pages_tools_in_page(
-    flagless_pages: Pages, site: str, polyfill: str
+    flagless_pages: KeptPages, site: str, polyfill: str
 ) -> None:
     async def body() -> None:
-        page = flagless_pages.bare.page
+        page = flagless_pages["bare"].page
         async with await WebMCPSession.attach(page, timeout=WAIT) as session:
             await page.goto(f"{site}/{polyfill}.html")
             await page.evaluate("window.toolsReady")
@@ -291,7 +264,7 @@ RUNS = [("webmcp-polyfill", "inpage"), ("global", "auto")]
 async def _run_scenario(
     kept: KeptPage, shop: str, backend: Any, scenario: dict[str, Any]
 ) -> Outcome:
-    page = kept.page  # the polyfill is injected into its context (`Pages`)
+    page = kept.page  # its polyfill is injected into its context (`kept_pages`)
     async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
         await page.goto(shop + scenario["page"])
         if scenario["expect"] != "unavailable":
@@ -317,13 +290,13 @@ async def _run_scenario(
 
 @pytest.mark.parametrize("scenario_id", list(SCENARIOS))
 def test_a_demo_scenario_through_a_polyfill_gives_the_tables_code(
-    flagless_pages: Pages, shop: str, scenario_id: str
+    flagless_pages: KeptPages, shop: str, scenario_id: str
 ) -> None:
     scenario = SCENARIOS[scenario_id]
 
     async def both() -> list[Outcome]:  # the runs are independent: each on its own page
         return await asyncio.gather(
-            *(_run_scenario(flagless_pages.polyfilled[p], shop, b, scenario) for p, b in RUNS)
+            *(_run_scenario(flagless_pages[p], shop, b, scenario) for p, b in RUNS)
         )
 
     for (polyfill, _), got in zip(RUNS, flagless_pages.run(both()), strict=True):

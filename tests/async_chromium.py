@@ -1,48 +1,43 @@
-"""One Chromium with WebMCP per worker, for the tests of the async API that run beside sync
-Playwright: the `async_chromium` fixture (tests/conftest.py)."""
+"""Async Playwright beside sync Playwright: an event loop in a thread of its own (`LoopThread`),
+one Chromium with WebMCP per worker on it (`AsyncChromium`, the `async_chromium` fixture of
+tests/conftest.py), and a page a test file keeps for its tests (`KeptPage`)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit
+
+from playwright.async_api import Error as PlaywrightError
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, Page, Playwright
+    from playwright.async_api import Browser, BrowserContext, Frame, Page, Playwright
 
     from webmcp_harness import WebMCPSession
 
-__all__ = ["AsyncChromium"]
+__all__ = ["AsyncChromium", "KeptPage", "KeptPages", "LoopThread"]
 
 T = TypeVar("T")
 
 
-class AsyncChromium:
-    """A Chromium with WebMCP, launched as the harness launches it, driven by async Playwright on
-    an event loop in a thread of its own (sync Playwright's fixtures own the test's thread).
+class LoopThread:
+    """An asyncio event loop running in a thread of its own (sync Playwright's fixtures own the
+    test's thread and its loop), with a bounded `run`."""
 
-    A test runs its coroutine with `run`, and opens (and closes) a context of its own in
-    `browser`."""
+    BOUND = 120.0  # seconds a coroutine may run
 
-    BOUND = 120.0  # seconds a test's coroutine may run
-
-    def __init__(self) -> None:
+    def __init__(self, name: str = "async-playwright") -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
         self._thread.start()
-        self._playwright: Playwright | None = None
-        self._browser: Browser | None = None
-
-    @property
-    def browser(self) -> Browser:
-        assert self._browser is not None, "not started"
-        return self._browser
 
     def run(self, coro: Awaitable[T], bound: float = BOUND) -> T:
-        """coro's value, run on the browser's loop; a coro still running after bound seconds is
-        cancelled (its context closes before the next test's opens) and the test fails."""
+        """coro's value, run on the loop; a coro still running after bound seconds is cancelled
+        (what it opened closes before the next test's opens) and TimeoutError raised."""
 
         async def wrapped() -> T:
             return await coro
@@ -53,6 +48,42 @@ class AsyncChromium:
         except TimeoutError:
             future.cancel()
             raise
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+        if not self._thread.is_alive():
+            self.loop.close()
+
+
+class AsyncChromium:
+    """A Chromium with WebMCP, launched as the harness launches it, driven by async Playwright on
+    a `LoopThread`.
+
+    A test runs its coroutine with `run`, and opens (and closes) a context of its own in
+    `browser`, or keeps a page for its file (`KeptPage`)."""
+
+    BOUND = LoopThread.BOUND
+
+    def __init__(self) -> None:
+        self._loop = LoopThread("async-chromium")
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+
+    @property
+    def browser(self) -> Browser:
+        assert self._browser is not None, "not started"
+        return self._browser
+
+    @property
+    def playwright(self) -> Playwright:
+        """The Playwright that drives `browser`, on the same loop (to connect to other browsers)."""
+        assert self._playwright is not None, "not started"
+        return self._playwright
+
+    def run(self, coro: Awaitable[T], bound: float = BOUND) -> T:
+        """coro's value, run on the browser's loop (`LoopThread.run`)."""
+        return self._loop.run(coro, bound)
 
     def on_page(
         self,
@@ -102,6 +133,133 @@ class AsyncChromium:
         try:
             self.run(end(), 30)
         finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self._thread.join(10)
-            self.loop.close()
+            self._loop.close()
+
+
+class KeptPage:
+    """A page a test file keeps for its tests, in a context of its own (the async `reused_page`
+    of tests/conftest.py).
+
+    Each test opens its own document in `page`; `clean` then leaves the page blank, with the
+    cookies and storage of every origin its frames visited cleared, and a page that was closed or
+    crashed replaced, so the next test sees what a new context would show. Chromium starts the
+    page's renderer once per file instead of once per test (bench/page_cost.py). A test that
+    changes the context itself (routes, init scripts, permissions) opens a context of its own.
+    """
+
+    def __init__(self, browser: Browser, init_script: Path | None, options: dict[str, Any]):
+        self._browser = browser
+        self._init_script = init_script
+        self._options = options
+        self._context: BrowserContext | None = None
+        self._page: Page | None = None
+        self._visited: set[str] = set()
+        self._crashed = False
+
+    @classmethod
+    async def open(
+        cls, browser: Browser, *, init_script: Path | None = None, **options: Any
+    ) -> KeptPage:
+        """A page in a new context of browser (made with options, init_script run before every
+        document's own scripts)."""
+        kept = cls(browser, init_script, options)
+        await kept._new()
+        return kept
+
+    @property
+    def page(self) -> Page:
+        assert self._page is not None, "closed"
+        return self._page
+
+    @property
+    def context(self) -> BrowserContext:
+        assert self._context is not None, "closed"
+        return self._context
+
+    async def _new(self) -> None:
+        self._context = await self._browser.new_context(**self._options)
+        if self._init_script is not None:
+            await self._context.add_init_script(path=str(self._init_script))
+        page = await self._context.new_page()
+        self._page, self._crashed, self._visited = page, False, set()
+        page.on("framenavigated", self._navigated)
+        page.on("crash", self._crash)
+
+    def _navigated(self, frame: Frame) -> None:
+        parts = urlsplit(frame.url)
+        if parts.scheme in ("http", "https"):
+            self._visited.add(f"{parts.scheme}://{parts.netloc}")
+
+    def _crash(self, _page: Page) -> None:
+        self._crashed = True
+
+    async def clean(self) -> None:
+        """Leave the page as a new context's: blank, its origins' data cleared (or a new page, when
+        the test closed or crashed it, or the page cannot go blank: e.g. a navigation it started
+        interrupts ours)."""
+        page = self.page
+        if not page.is_closed() and not self._crashed:
+            if not self._visited and page.url == "about:blank":
+                return  # nothing was opened in it since
+            try:
+                await self._blank(page)
+                return
+            except PlaywrightError:
+                pass
+        await self.close()
+        await self._new()
+
+    async def _blank(self, page: Page) -> None:
+        await page.goto("about:blank")
+        cdp = await self.context.new_cdp_session(page)
+        try:
+            for origin in sorted(self._visited):
+                await cdp.send(
+                    "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
+                )
+        finally:
+            await cdp.detach()
+        await self.context.clear_cookies()
+        self._visited.clear()
+
+    async def close(self) -> None:
+        if self._context is not None:
+            with contextlib.suppress(Exception):
+                await self._context.close()
+        self._context = self._page = None
+
+
+class KeptPages:
+    """The pages a test file keeps (`KeptPage`), by name, on `AsyncChromium`'s loop."""
+
+    def __init__(self, chromium: AsyncChromium, pages: dict[str, KeptPage]) -> None:
+        self.chromium = chromium
+        self._pages = pages
+
+    @classmethod
+    @contextlib.contextmanager
+    def opened(cls, chromium: AsyncChromium, **pages: Awaitable[KeptPage]) -> Iterator[KeptPages]:
+        """The pages named, opened at once; closed after the block."""
+
+        async def open_all() -> dict[str, KeptPage]:
+            return dict(zip(pages, await asyncio.gather(*pages.values()), strict=True))
+
+        kept = cls(chromium, chromium.run(open_all()))
+        try:
+            yield kept
+        finally:
+            chromium.run(kept._all("close"))
+
+    def __getitem__(self, name: str) -> KeptPage:
+        return self._pages[name]
+
+    def run(self, coro: Awaitable[T], bound: float = LoopThread.BOUND) -> T:
+        return self.chromium.run(coro, bound)
+
+    def for_a_test(self) -> Iterator[KeptPages]:
+        """The pages for one test (a fixture's body), each left as a new context's after it."""
+        yield self
+        self.run(self._all("clean"))
+
+    async def _all(self, step: str) -> None:
+        await asyncio.gather(*(getattr(kept, step)() for kept in self._pages.values()))

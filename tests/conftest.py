@@ -17,6 +17,7 @@ import pytest
 from hypothesis import settings
 
 if TYPE_CHECKING:
+    from playwright.async_api import Browser as AsyncBrowser
     from playwright.sync_api import Browser, Page
 
     from async_chromium import AsyncChromium
@@ -225,6 +226,20 @@ def async_chromium() -> Iterator[AsyncChromium]:
         yield chromium
     finally:
         chromium.stop()
+
+
+@pytest.fixture(scope="session")
+def async_flagless(async_chromium: AsyncChromium, flagless_chromium: str) -> Iterator[AsyncBrowser]:
+    """The worker's Chromium WITHOUT the WebMCP features (`flagless_chromium`), connected over CDP
+    on `async_chromium`'s loop: for the async tests of pages in a browser without WebMCP (the
+    polyfills), beside its Chromium with WebMCP, with no Playwright or Chromium of their own."""
+    connected = async_chromium.run(
+        async_chromium.playwright.chromium.connect_over_cdp(flagless_chromium)
+    )
+    try:
+        yield connected
+    finally:
+        async_chromium.run(connected.close(), 30)
 
 
 _SYNC_PLAYWRIGHT = {"page", "context", "browser", "webmcp", "playwright", "new_context"}

@@ -1,30 +1,31 @@
 """The demo shop: its server, its pages and tools in real Chromium, and its scenarios.
 
 The browser is driven through the raw DevTools-protocol domain ``WebMCP`` (the browser's own view),
-so these tests check what the site really makes Chromium report, independent of the harness.
+so these tests check what the site really makes Chromium report, independent of the harness. The
+worker's Chromiums (with WebMCP and without) each keep one page for these tests (`KeptPages`), left
+as a new context's (blank, the shop's storage cleared) after each.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-import os
 import re
-import shutil
 import socket
-import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import pytest
 from jsonschema import Draft202012Validator
-from playwright.async_api import Browser, BrowserContext, CDPSession, Page, async_playwright
+from playwright.async_api import Browser, CDPSession, ConsoleMessage, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
+from async_chromium import AsyncChromium, KeptPage, KeptPages
 from webmcp_harness.testing.demo import (
     DemoServer,
     _Server,
@@ -46,63 +47,7 @@ CODES = (
     "needs_user",
     "failed",
 )
-WEBMCP_ARGS = [
-    "--enable-features=WebMCP,WebMCPTesting,DevToolsWebMCPSupport",
-    "--no-sandbox",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
-PLAIN_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
 WAIT = 10.0  # seconds: the bound on every wait for the browser in this module
-
-
-def chromium_path() -> str | None:
-    """The Chromium to test with: $WEBMCP_BROWSER_PATH, else chromium on PATH."""
-    explicit = os.environ.get("WEBMCP_BROWSER_PATH")
-    if explicit:
-        return explicit
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-# --------------------------------------------------------------------------- async browser thread
-class BrowserThread:
-    """Async Playwright on its own thread and loop, so sync tests can run browser coroutines."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self._thread.start()
-        self._pw: Any = None
-        self.browsers: dict[str, Browser] = {}
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    async def _launch(self, executable: str) -> None:
-        self._pw = await async_playwright().start()
-        self.browsers["webmcp"] = await self._pw.chromium.launch(
-            executable_path=executable, args=WEBMCP_ARGS
-        )
-        self.browsers["plain"] = await self._pw.chromium.launch(
-            executable_path=executable, args=PLAIN_ARGS
-        )
-
-    async def _close(self) -> None:
-        for browser in self.browsers.values():
-            await browser.close()
-        if self._pw is not None:
-            await self._pw.stop()
-
-    def start(self, executable: str) -> None:
-        self.run(self._launch(executable))
-
-    def close(self) -> None:
-        try:
-            self.run(self._close(), timeout=30)
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self._thread.join(timeout=10)
-            self.loop.close()
 
 
 @pytest.fixture(scope="module")
@@ -112,16 +57,41 @@ def demo_server() -> Iterator[DemoServer]:
 
 
 @pytest.fixture(scope="module")
-def browsers() -> Iterator[BrowserThread]:
-    executable = chromium_path()
-    if executable is None:
-        pytest.skip("no Chromium found (set WEBMCP_BROWSER_PATH)")
-    thread = BrowserThread()
+def kept_browsers(async_chromium: AsyncChromium, async_flagless: Browser) -> Iterator[KeptPages]:
+    """A page kept for the module in each of the worker's Chromiums: with WebMCP
+    (`async_chromium`) and without (`async_flagless`)."""
+    with KeptPages.opened(
+        async_chromium,
+        webmcp=KeptPage.open(async_chromium.browser, viewport={"width": 1200, "height": 800}),
+        plain=KeptPage.open(async_flagless),
+    ) as kept:
+        yield kept
+
+
+@pytest.fixture
+def browsers(kept_browsers: KeptPages) -> Iterator[KeptPages]:
+    yield from kept_browsers.for_a_test()
+
+
+@contextlib.contextmanager
+def console_errors(page: Page) -> Iterator[list[str]]:
+    """The console errors and uncaught exceptions of page while the block runs."""
+    errors: list[str] = []
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            errors.append(message.text)
+
+    def on_error(error: Exception) -> None:
+        errors.append(f"pageerror: {error}")
+
+    page.on("console", on_console)
+    page.on("pageerror", on_error)
     try:
-        thread.start(executable)
-        yield thread
+        yield errors
     finally:
-        thread.close()
+        page.remove_listener("console", on_console)
+        page.remove_listener("pageerror", on_error)
 
 
 # --------------------------------------------------------------------------- a page, seen over CDP
@@ -175,11 +145,13 @@ class Report:
 
 
 class ShopPage:
-    """A fresh context and page with the WebMCP domain on, attached before the page loads."""
+    """A kept page (blank, as a new context's) with the WebMCP domain on, attached before the page
+    loads; `close` leaves the page as it found it."""
 
-    def __init__(self, context: BrowserContext, page: Page, cdp: CDPSession) -> None:
-        self.context = context
-        self.page = page
+    def __init__(self, kept: KeptPage, cdp: CDPSession) -> None:
+        self.kept = kept
+        self.context = kept.context
+        self.page = kept.page
         self.cdp = cdp
         self.tools: dict[tuple[str, str], dict[str, Any]] = {}
         self.removed: list[dict[str, Any]] = []
@@ -191,14 +163,13 @@ class ShopPage:
         self.sessions: dict[str, CDPSession] = {}  # frame id -> the session of its own process
 
     @classmethod
-    async def open(cls, browser: Browser, url: str, *, webmcp: bool = True) -> ShopPage:
-        context = await browser.new_context(viewport={"width": 1200, "height": 800})
-        page = await context.new_page()
-        cdp = await context.new_cdp_session(page)
-        shop = cls(context, page, cdp)
+    async def open(cls, kept: KeptPage, url: str, *, webmcp: bool = True) -> ShopPage:
+        page = kept.page
+        shop = cls(kept, await kept.context.new_cdp_session(page))
+        cdp = shop.cdp
         page.on("console", shop._on_console)
-        page.on("pageerror", lambda err: shop.console_errors.append(f"pageerror: {err}"))
-        page.on("framenavigated", lambda frame: shop.navigations.append(frame.url))
+        page.on("pageerror", shop._on_page_error)
+        page.on("framenavigated", shop._on_navigated)
         if webmcp:
             cdp.on("WebMCP.toolsAdded", shop._on_added)
             cdp.on("WebMCP.toolsRemoved", shop._on_removed)
@@ -230,6 +201,12 @@ class ShopPage:
     def _on_console(self, msg: Any) -> None:
         if msg.type == "error":
             self.console_errors.append(msg.text)
+
+    def _on_page_error(self, error: Exception) -> None:
+        self.console_errors.append(f"pageerror: {error}")
+
+    def _on_navigated(self, frame: Frame) -> None:
+        self.navigations.append(frame.url)
 
     def _on_added(self, params: dict[str, Any]) -> None:
         for tool in params["tools"]:
@@ -292,7 +269,14 @@ class ShopPage:
         return out
 
     async def close(self) -> None:
-        await self.context.close()
+        """Stop listening, and leave the kept page blank, as a new context's."""
+        self.page.remove_listener("console", self._on_console)
+        self.page.remove_listener("pageerror", self._on_page_error)
+        self.page.remove_listener("framenavigated", self._on_navigated)
+        for session in [self.cdp, *self.sessions.values()]:
+            with contextlib.suppress(PlaywrightError):
+                await session.detach()
+        await self.kept.clean()
 
     async def invoke(
         self,
@@ -419,9 +403,9 @@ def code_for(report: Report) -> str | None:
     return "failed"
 
 
-async def run_scenario(browser: Browser, base: str, scenario: dict[str, Any]) -> Report:
+async def run_scenario(kept: KeptPage, base: str, scenario: dict[str, Any]) -> Report:
     """Load the scenario's page and make its call, the way the harness would."""
-    shop = await ShopPage.open(browser, base + scenario["page"])
+    shop = await ShopPage.open(kept, base + scenario["page"])
     try:
         frames = await shop.frame_ids()
         root = next(iter(frames))
@@ -655,9 +639,9 @@ SCENARIOS = load_expectations()["scenarios"]
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
 def test_scenario_makes_the_browser_report_its_case(
-    browsers: BrowserThread, demo_server: DemoServer, scenario: dict[str, Any]
+    browsers: KeptPages, demo_server: DemoServer, scenario: dict[str, Any]
 ) -> None:
-    report = browsers.run(run_scenario(browsers.browsers["webmcp"], demo_server.url, scenario))
+    report = browsers.run(run_scenario(browsers["webmcp"], demo_server.url, scenario))
     assert code_for(report) == scenario["expect"], report.raw()
     if scenario["expect"] == "unavailable":
         assert report.protocol_error is not None
@@ -703,20 +687,18 @@ PAGE_TOOLS: dict[str, set[str]] = {
 }
 
 
-async def _page_tools(browser: Browser, url: str, expected: set[str]) -> ShopPage:
-    shop = await ShopPage.open(browser, url)
+async def _page_tools(kept: KeptPage, url: str, expected: set[str]) -> ShopPage:
+    shop = await ShopPage.open(kept, url)
     await shop.until(lambda: expected <= shop.names())
     return shop
 
 
 @pytest.mark.parametrize("path", list(PAGE_TOOLS))
 def test_page_registers_its_tools_without_console_errors(
-    browsers: BrowserThread, demo_server: DemoServer, path: str
+    browsers: KeptPages, demo_server: DemoServer, path: str
 ) -> None:
     async def go() -> tuple[set[str], list[str], list[str]]:
-        shop = await _page_tools(
-            browsers.browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path]
-        )
+        shop = await _page_tools(browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path])
         frames = await shop.frame_ids()
         root = next(iter(frames))
         names = {name for fid, name in shop.tools if fid == root}
@@ -745,12 +727,10 @@ def _schema(shop: ShopPage, name: str) -> dict[str, Any]:
 
 
 def test_catalog_tools_have_real_schemas_and_annotations(
-    browsers: BrowserThread, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     async def go() -> ShopPage:
-        return await _page_tools(
-            browsers.browsers["webmcp"], demo_server.url + "/", PAGE_TOOLS["/"]
-        )
+        return await _page_tools(browsers["webmcp"], demo_server.url + "/", PAGE_TOOLS["/"])
 
     shop = browsers.run(go())
     try:
@@ -788,14 +768,12 @@ def test_catalog_tools_have_real_schemas_and_annotations(
 
 
 def test_product_page_asks_for_a_size_and_marks_reviews_untrusted(
-    browsers: BrowserThread, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     path = "/product?id=tidal-tee"
 
     async def go() -> ShopPage:
-        return await _page_tools(
-            browsers.browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path]
-        )
+        return await _page_tools(browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path])
 
     shop = browsers.run(go())
     try:
@@ -811,11 +789,11 @@ def test_product_page_asks_for_a_size_and_marks_reviews_untrusted(
 
 
 def test_checkout_tools_have_real_schemas_and_annotations(
-    browsers: BrowserThread, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     async def go() -> ShopPage:
         return await _page_tools(
-            browsers.browsers["webmcp"], demo_server.url + "/checkout", PAGE_TOOLS["/checkout"]
+            browsers["webmcp"], demo_server.url + "/checkout", PAGE_TOOLS["/checkout"]
         )
 
     shop = browsers.run(go())
@@ -833,14 +811,12 @@ def test_checkout_tools_have_real_schemas_and_annotations(
 
 
 def test_cart_tools_name_the_cart_items_and_are_replaced_when_the_cart_changes(
-    browsers: BrowserThread, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     path = "/cart?items=harbor-mug:1,tidal-tee:M:2"
 
     async def go() -> tuple[list[str], list[str], list[str]]:
-        shop = await _page_tools(
-            browsers.browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path]
-        )
+        shop = await _page_tools(browsers["webmcp"], demo_server.url + path, PAGE_TOOLS[path])
         before = _schema(shop, "update_quantity")["properties"]["product_id"]["enum"]
         # A person removes the mug: the cart tools go away and come back naming only the tee.
         await shop.page.locator('tr[data-id="harbor-mug"] [data-remove]').click()
@@ -869,11 +845,11 @@ def _enum_of(shop: ShopPage, name: str) -> list[str] | None:
 
 
 def test_support_widget_is_a_cross_site_frame_whose_tool_only_its_own_session_sees(
-    browsers: BrowserThread, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     async def go() -> tuple[list[dict[str, Any]], str | None, dict[str, str], set[str]]:
         shop = await _page_tools(
-            browsers.browsers["webmcp"], demo_server.url + "/", PAGE_TOOLS["/"] | {"ask_support"}
+            browsers["webmcp"], demo_server.url + "/", PAGE_TOOLS["/"] | {"ask_support"}
         )
         tools = await shop.page.evaluate(
             """async () => (await document.modelContext.getTools()).map(t => ({
@@ -900,10 +876,10 @@ def test_support_widget_is_a_cross_site_frame_whose_tool_only_its_own_session_se
 
 
 def test_order_and_tracking_pages_carry_json_ld(
-    browsers: BrowserThread, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     async def go(path: str) -> list[Any]:
-        shop = await ShopPage.open(browsers.browsers["webmcp"], demo_server.url + path)
+        shop = await ShopPage.open(browsers["webmcp"], demo_server.url + path)
         data = await shop.page.evaluate(
             """[...document.querySelectorAll('script[type="application/ld+json"]')]
                 .map(s => JSON.parse(s.textContent))"""
@@ -921,13 +897,13 @@ def test_order_and_tracking_pages_carry_json_ld(
 
 
 def test_the_page_sees_a_timed_out_call_cancelled(
-    browsers: BrowserThread, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     path = "/checkout?items=harbor-mug:1&bank=slow"
 
     async def go() -> tuple[Report, list[dict[str, Any]], list[dict[str, Any]], str]:
         shop = await _page_tools(
-            browsers.browsers["webmcp"], demo_server.url + path, {"check_payment_status"}
+            browsers["webmcp"], demo_server.url + path, {"check_payment_status"}
         )
         root = next(iter(await shop.frame_ids()))
         report = await shop.invoke("check_payment_status", {}, frame_id=root, timeout=0.5)
@@ -972,7 +948,7 @@ def test_the_page_sees_a_timed_out_call_cancelled(
     ],
 )
 def test_tools_refuse_bad_input_that_the_browser_passes_through(
-    browsers: BrowserThread,
+    browsers: KeptPages,
     demo_server: DemoServer,
     path: str,
     tool: str,
@@ -982,7 +958,7 @@ def test_tools_refuse_bad_input_that_the_browser_passes_through(
     """Chromium does not check imperative input, so the shop checks it and throws invalid_input."""
 
     async def go() -> tuple[Report, list[Any]]:
-        shop = await _page_tools(browsers.browsers["webmcp"], demo_server.url + path, {tool})
+        shop = await _page_tools(browsers["webmcp"], demo_server.url + path, {tool})
         root = next(iter(await shop.frame_ids()))
         report = await shop.invoke(tool, args, frame_id=root, timeout=WAIT)
         cart = await shop.page.evaluate("Shop.cart.lines()")
@@ -1014,22 +990,18 @@ PLAIN_PAGES = [
 
 @pytest.mark.parametrize("path", PLAIN_PAGES)
 def test_pages_work_without_webmcp_and_without_console_errors(
-    browsers: BrowserThread, demo_server: DemoServer, path: str
+    browsers: KeptPages, demo_server: DemoServer, path: str
 ) -> None:
     async def go() -> tuple[bool, list[str]]:
-        context = await browsers.browsers["plain"].new_context()
-        page = await context.new_page()
-        errors: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-        await page.goto(demo_server.url + path)
-        has_mc = await page.evaluate("'modelContext' in document")
-        if path != "/nope":
-            for frame in page.frames:
-                await frame.wait_for_function(
-                    "window.__demo && window.__demo.ready", timeout=WAIT * 1000
-                )
-        await context.close()
+        page = browsers["plain"].page
+        with console_errors(page) as errors:
+            await page.goto(demo_server.url + path)
+            has_mc = await page.evaluate("'modelContext' in document")
+            if path != "/nope":
+                for frame in page.frames:
+                    await frame.wait_for_function(
+                        "window.__demo && window.__demo.ready", timeout=WAIT * 1000
+                    )
         # a 404 page is reported by Chromium as a failed resource load: that one is expected
         return has_mc, [e for e in errors if not (path == "/nope" and "404" in e)]
 
@@ -1039,35 +1011,31 @@ def test_pages_work_without_webmcp_and_without_console_errors(
 
 
 def test_a_person_can_buy_a_tee_without_webmcp(
-    browsers: BrowserThread, demo_server: DemoServer
+    browsers: KeptPages, demo_server: DemoServer
 ) -> None:
     async def go() -> tuple[str, list[Any], list[str]]:
-        context = await browsers.browsers["plain"].new_context()
-        page = await context.new_page()
-        errors: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-        await page.goto(demo_server.url + "/")
-        await page.fill("#q", "tee")
-        await page.press("#q", "Enter")
-        await page.locator('.card[data-product="tidal-tee"]').click()
-        await page.wait_for_url("**/product?id=tidal-tee")
-        await page.click('.size[data-size="M"]')
-        await page.click("#add")
-        await page.locator("[data-cart-count]").filter(has_text="1").wait_for()
-        await page.click(".cart-link")
-        await page.wait_for_url("**/cart")
-        await page.click("#checkout-button")
-        await page.wait_for_url("**/checkout")
-        await page.fill("#email", "sam@example.com")
-        await page.click("#place-order")
-        await page.wait_for_url("**/order?id=TW-*")
-        data = await page.evaluate(
-            """[...document.querySelectorAll('script[type="application/ld+json"]')]
-                .map(s => JSON.parse(s.textContent))"""
-        )
-        title = await page.locator("#order-title").text_content()
-        await context.close()
+        page = browsers["plain"].page
+        with console_errors(page) as errors:
+            await page.goto(demo_server.url + "/")
+            await page.fill("#q", "tee")
+            await page.press("#q", "Enter")
+            await page.locator('.card[data-product="tidal-tee"]').click()
+            await page.wait_for_url("**/product?id=tidal-tee")
+            await page.click('.size[data-size="M"]')
+            await page.click("#add")
+            await page.locator("[data-cart-count]").filter(has_text="1").wait_for()
+            await page.click(".cart-link")
+            await page.wait_for_url("**/cart")
+            await page.click("#checkout-button")
+            await page.wait_for_url("**/checkout")
+            await page.fill("#email", "sam@example.com")
+            await page.click("#place-order")
+            await page.wait_for_url("**/order?id=TW-*")
+            data = await page.evaluate(
+                """[...document.querySelectorAll('script[type="application/ld+json"]')]
+                    .map(s => JSON.parse(s.textContent))"""
+            )
+            title = await page.locator("#order-title").text_content()
         return title or "", list(data), errors
 
     title, data, errors = browsers.run(go())

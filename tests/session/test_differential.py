@@ -17,28 +17,26 @@ from __future__ import annotations
 
 import asyncio
 import re
-import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from async_chromium import AsyncChromium, KeptPage, KeptPages
 from demo_ready import wait_for_tool_or_refusal
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.coding import normalise_output
 from webmcp_harness.core.results import ToolErrorCode, ToolResult, is_error_text, to_tool_result
-from webmcp_harness.session.browser import launch
 from webmcp_harness.testing.demo import DemoServer, load_expectations
 
 TESTS = Path(__file__).parents[1]
 POLYFILLS = TESTS / "polyfills"
 DOC = TESTS.parent / "docs" / "differential.md"
 WAIT = 10.0
-T = TypeVar("T")
 
 # Our own pages (tests/pages), in the shape of expectations.json's scenarios.
 OWN: list[dict[str, Any]] = [
@@ -98,48 +96,26 @@ def _coded(result: ToolResult, session: WebMCPSession | None = None) -> str:
     return "ok"
 
 
-class Loop:
-    """An event loop in its own thread (the sync Playwright fixtures own this thread's)."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 180) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(WAIT)
-        self.loop.close()
-
-
-class Paths:
-    """A browser with WebMCP and one without, on one loop."""
-
-    def __init__(self, loop: Loop) -> None:
-        self.loop = loop
-
-    async def start(self) -> None:
-        self.playwright = await async_playwright().start()
-        self.native: Browser = await launch(self.playwright)
-        self.flagless: Browser = await launch(self.playwright, webmcp=False)
-
-    async def stop(self) -> None:
-        await self.native.close()
-        await self.flagless.close()
-        await self.playwright.stop()
-
-
 @pytest.fixture(scope="module")
-def paths() -> Iterator[Paths]:
-    loop = Loop()
-    found = Paths(loop)
-    loop.run(found.start())
-    yield found
-    loop.run(found.stop())
-    loop.close()
+def kept_paths(async_chromium: AsyncChromium, async_flagless: Browser) -> Iterator[KeptPages]:
+    """A page kept for the module per path (`KeptPage`): the worker's Chromium with WebMCP
+    (`async_chromium`) for the native and Playwright's paths, its flagless one for the two
+    polyfills, each injected before the page's scripts into its page's context."""
+    with KeptPages.opened(
+        async_chromium,
+        native=KeptPage.open(async_chromium.browser),
+        playwright=KeptPage.open(async_chromium.browser),
+        **{
+            name: KeptPage.open(async_flagless, init_script=POLYFILLS / name / "index.iife.js")
+            for name in ("webmcp-polyfill", "global")
+        },
+    ) as kept:
+        yield kept
+
+
+@pytest.fixture
+def paths(kept_paths: KeptPages) -> Iterator[KeptPages]:
+    yield from kept_paths.for_a_test()
 
 
 @pytest.fixture(scope="module")
@@ -153,64 +129,52 @@ def _url(bases: dict[str, str], scenario: dict[str, Any]) -> str:
     return base + scenario["page"]
 
 
-async def _harness(
-    browser: Browser, url: str, scenario: dict[str, Any], backend: Any, polyfill: str | None
-) -> str:
-    context = await browser.new_context()
-    try:
-        if polyfill:
-            await context.add_init_script(path=str(POLYFILLS / polyfill / "index.iife.js"))
-        page = await context.new_page()
-        async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
-            await page.goto(url)
-            if scenario.get("expect") != "unavailable":
-                await wait_for_tool_or_refusal(session, page, scenario, WAIT)
-            result = await session.call(
-                scenario["tool"],
-                scenario.get("args", {}),
-                timeout=scenario.get("timeout", WAIT),
-                frame=scenario.get("frame"),
-                confirm=scenario.get("confirm", False),
-            )
-            return _coded(result, session)
-    finally:
-        await context.close()
+async def _harness(kept: KeptPage, url: str, scenario: dict[str, Any], backend: Any) -> str:
+    page = kept.page
+    async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
+        await page.goto(url)
+        if scenario.get("expect") != "unavailable":
+            await wait_for_tool_or_refusal(session, page, scenario, WAIT)
+        result = await session.call(
+            scenario["tool"],
+            scenario.get("args", {}),
+            timeout=scenario.get("timeout", WAIT),
+            frame=scenario.get("frame"),
+            confirm=scenario.get("confirm", False),
+        )
+        return _coded(result, session)
 
 
-async def _playwright(browser: Browser, url: str, scenario: dict[str, Any]) -> str:
+async def _playwright(kept: KeptPage, url: str, scenario: dict[str, Any]) -> str:
     if scenario.get("confirm"):
         return "—"  # it cannot submit a waiting form as the person
-    context = await browser.new_context()
+    page = kept.page
+    async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+        await page.goto(url)
+        if scenario.get("expect") != "unavailable":  # wait for the tool, on events
+            await wait_for_tool_or_refusal(session, page, scenario, WAIT)
+    frame: Any = page.main_frame
+    if scenario.get("frame"):
+        frame = next(f for f in page.frames if scenario["frame"] in f.url)
     try:
-        page = await context.new_page()
-        async with await WebMCPSession.attach(page, timeout=WAIT) as session:
-            await page.goto(url)
-            if scenario.get("expect") != "unavailable":  # wait for the tool, on events
-                await wait_for_tool_or_refusal(session, page, scenario, WAIT)
-        frame: Any = page.main_frame
-        if scenario.get("frame"):
-            frame = next(f for f in page.frames if scenario["frame"] in f.url)
-        try:
-            value = await frame.webmcp.call_tool(
-                scenario["tool"],
-                scenario.get("args", {}),
-                timeout=scenario.get("timeout", WAIT) * 1000,
-            )
-        except PlaywrightTimeout:
-            return "timeout"
-        except PlaywrightError:
-            return "raises"
-        return _coded(to_tool_result(normalise_output(value)))
-    finally:
-        await context.close()
+        value = await frame.webmcp.call_tool(
+            scenario["tool"],
+            scenario.get("args", {}),
+            timeout=scenario.get("timeout", WAIT) * 1000,
+        )
+    except PlaywrightTimeout:
+        return "timeout"
+    except PlaywrightError:
+        return "raises"
+    return _coded(to_tool_result(normalise_output(value)))
 
 
-async def _three(paths: Paths, url: str, scenario: dict[str, Any]) -> tuple[str, str, str]:
+async def _three(paths: KeptPages, url: str, scenario: dict[str, Any]) -> tuple[str, str, str]:
     native, polyfilled, wrapped, pw = await asyncio.gather(
-        _harness(paths.native, url, scenario, "cdp", None),
-        _harness(paths.flagless, url, scenario, "inpage", "webmcp-polyfill"),
-        _harness(paths.flagless, url, scenario, "auto", "global"),
-        _playwright(paths.native, url, scenario),
+        _harness(paths["native"], url, scenario, "cdp"),
+        _harness(paths["webmcp-polyfill"], url, scenario, "inpage"),
+        _harness(paths["global"], url, scenario, "auto"),
+        _playwright(paths["playwright"], url, scenario),
     )
     assert polyfilled == wrapped, f"the polyfills disagree: {polyfilled} / {wrapped}"
     return native, polyfilled, pw
@@ -218,10 +182,10 @@ async def _three(paths: Paths, url: str, scenario: dict[str, Any]) -> tuple[str,
 
 @pytest.mark.parametrize("scenario_id", list(ALL))
 def test_each_path_gives_the_code_the_differential_table_says(
-    paths: Paths, bases: dict[str, str], scenario_id: str
+    paths: KeptPages, bases: dict[str, str], scenario_id: str
 ) -> None:
     scenario = ALL[scenario_id]
-    got = paths.loop.run(_three(paths, _url(bases, scenario), scenario))
+    got = paths.run(_three(paths, _url(bases, scenario), scenario))
     assert got == table().get(scenario_id), f"{scenario_id}: native, in-page, Playwright = {got}"
 
 

@@ -3,19 +3,17 @@
 Each test runs on both ways a page's own session reaches Chromium: through Playwright's driver,
 and straight over the browser's DevTools port (`session.direct`, what `serve` uses).
 
-The async API runs on a loop thread of this module (the sync Playwright of other modules owns the
-main thread's loop). Every test is bounded twice: by the call's own timeout, and by `Loop.run`,
-which turns a hang into a failure instead of a stuck run.
+The async API runs on the worker's loop of async Playwright (`async_chromium`, tests/conftest.py;
+the sync Playwright of other modules owns the main thread's loop). Every test is bounded twice: by
+the call's own timeout, and by `Loop.run`, which turns a hang into a failure instead of a stuck run.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import os
 import select
 import signal
-import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -23,9 +21,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from playwright.async_api import Browser, Page, Playwright, async_playwright
+from playwright.async_api import Browser, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 
+from async_chromium import AsyncChromium
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.session.browser import find_browser, launch, launch_args
 from webmcp_harness.session.direct import DEBUGGING_PORT_ARGS, remember_port
@@ -47,52 +46,37 @@ def text(result: Any) -> str:
 
 
 class Loop:
-    """An event loop on its own thread, with Playwright and one WebMCP Chromium on it."""
+    """One way a page's own session reaches Chromium (`path`), on the worker's loop of async
+    Playwright (`async_chromium`): its Chromium for "playwright", for "direct" one launched with
+    its DevTools port open. The tests open contexts of their own (they close and crash pages)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, chromium: AsyncChromium, path: str, browser: Browser) -> None:
         self.path = path  # "playwright" or "direct": how the page's own session reaches Chromium
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="faults", daemon=True)
-        self.thread.start()
-        self.playwright: Playwright | None = None
-        self.browser: Browser | None = None
+        self.chromium = chromium
+        self.browser = browser
+
+    @property
+    def playwright(self) -> Playwright:
+        return self.chromium.playwright
 
     def run(self, coro: Awaitable[T], bound: float = TEST_BOUND) -> T:
         """Run coro on the loop; a coro still running after bound seconds fails the test."""
-        future = asyncio.run_coroutine_threadsafe(_wrap(coro), self.loop)
         try:
-            return future.result(timeout=bound)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
+            return self.chromium.run(coro, bound)
+        except TimeoutError:
             pytest.fail(f"hung: no end after {bound} s")
-
-    async def start(self) -> None:
-        self.playwright = await async_playwright().start()
-        self.browser = await launch(self.playwright, debugging_port=self.path == "direct")
-
-    async def stop(self) -> None:
-        if self.browser is not None:
-            await self.browser.close()
-        if self.playwright is not None:
-            await self.playwright.stop()
-
-
-async def _wrap(coro: Awaitable[T]) -> T:
-    return await coro
 
 
 @pytest.fixture(scope="module", params=["playwright", "direct"])
-def loop(request: pytest.FixtureRequest) -> Iterator[Loop]:
-    runner = Loop(request.param)
-    runner.run(runner.start(), bound=60)
-    yield runner
+def loop(request: pytest.FixtureRequest, async_chromium: AsyncChromium) -> Iterator[Loop]:
+    if request.param == "playwright":
+        yield Loop(async_chromium, "playwright", async_chromium.browser)
+        return
+    browser = async_chromium.run(launch(async_chromium.playwright, debugging_port=True), 60)
     try:
-        runner.run(runner.stop(), bound=60)
+        yield Loop(async_chromium, "direct", browser)
     finally:
-        runner.loop.call_soon_threadsafe(runner.loop.stop)
-        runner.thread.join(timeout=10)
-        if not runner.thread.is_alive():
-            runner.loop.close()
+        async_chromium.run(browser.close(), 60)
 
 
 async def open_tools(browser: Browser, url: str, path: str) -> tuple[Page, WebMCPSession]:
@@ -109,7 +93,6 @@ async def open_tools(browser: Browser, url: str, path: str) -> tuple[Page, WebMC
 
 def with_page(loop: Loop, url: str, body: Callable[[Page, WebMCPSession], Awaitable[T]]) -> T:
     async def main() -> T:
-        assert loop.browser is not None
         page, session = await open_tools(loop.browser, url, loop.path)
         try:
             return await body(page, session)
@@ -199,7 +182,6 @@ def test_killing_the_browser_mid_call_is_interrupted(loop: Loop, pages_url: str)
     token = f"--webmcp-fault-test={uuid.uuid4().hex}"  # Chromium ignores it; we find it by it
 
     async def main() -> tuple[Any, float, list[int]]:
-        assert loop.playwright is not None
         port = list(DEBUGGING_PORT_ARGS) if loop.path == "direct" else []
         browser = await loop.playwright.chromium.launch(
             executable_path=find_browser(), args=[*launch_args(), *port, token]

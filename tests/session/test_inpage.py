@@ -1,6 +1,7 @@
 """The in-page backend against the real polyfills, in Chromium launched WITHOUT the WebMCP flag.
 
-The vendored builds (tests/polyfills/) are the only `document.modelContext` in these pages.
+The vendored builds (tests/polyfills/) are the only `document.modelContext` in these pages. The
+tests share one page (`tab`), each opening its own document in it (`KeptPage`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 
+from async_chromium import KeptPage
 from webmcp_harness.core.records import BrowserReport, Tool
 from webmcp_harness.session._backends.base import BackendError
 from webmcp_harness.session._backends.inpage import (
@@ -235,12 +237,19 @@ async def chromium() -> AsyncIterator[Browser]:
         await browser.close()
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def kept_tab(chromium: Browser) -> AsyncIterator[KeptPage]:
+    kept = await KeptPage.open(chromium)
+    yield kept
+    await kept.close()
+
+
 @pytest_asyncio.fixture(loop_scope="module")
-async def tab(chromium: Browser) -> AsyncIterator[Page]:
-    context = await chromium.new_context()
-    page = await context.new_page()
-    yield page
-    await context.close()
+async def tab(kept_tab: KeptPage) -> AsyncIterator[Page]:
+    """The module's page for one test, left as a new context's after it: blank, its origins'
+    data cleared, and a new one when the test closed or crashed it."""
+    yield kept_tab.page
+    await kept_tab.clean()
 
 
 @pytest.fixture(params=list(PACKAGES))

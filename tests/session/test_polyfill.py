@@ -14,9 +14,11 @@ their tools through the browser's own WebMCP (`@mcp-b/webmcp-polyfill` stands as
 `@mcp-b/global` wraps native), so the flag is harmless; a forced `backend="inpage"` there still
 sees a form wait for its person.
 
-The async API runs on a loop of its own (`Loop`), beside pytest-playwright's sync `page`. Tests
-that need several browser sessions run them at once, inside the test (xdist splits tests, so a
-module-wide batch would run once per worker).
+The async API runs on the worker's loop of async Playwright (`async_chromium`, tests/conftest.py),
+beside pytest-playwright's sync `page`, on pages this module keeps in the worker's flagless Chromium
+(`async_flagless`), each left as a new context's after a test. Tests that need several browser
+sessions run them at once, inside the test (xdist splits tests, so a module-wide batch would run
+once per worker).
 
 The vendored polyfills: tests/polyfills/ (see its README).
 """
@@ -31,15 +33,16 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import pytest
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 from playwright.sync_api import Page
 
+from async_chromium import AsyncChromium, KeptPage, KeptPages
 from demo_ready import wait_for_tool_or_refusal
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.results import ToolResult
@@ -147,49 +150,24 @@ def flagless(flagless_chromium: str) -> str:
     return flagless_chromium
 
 
-class Loop:
-    """An event loop in a thread of its own, for the async API beside pytest-playwright's sync one.
-
-    (The sync `page` fixture runs its own loop in this thread; pytest-asyncio's would clash.)
-    """
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 180) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(WAIT)
-        self.loop.close()
-
-
 @pytest.fixture(scope="module")
-def aio() -> Iterator[Loop]:
-    loop = Loop()
-    yield loop
-    loop.close()
+def kept_pages(async_chromium: AsyncChromium, async_flagless: Browser) -> Iterator[KeptPages]:
+    """Pages kept for the module in the flagless Chromium (`KeptPage`): `bare`, and one per
+    polyfill, injected before the shop's scripts (which guard with `if (document.modelContext)`)."""
+    with KeptPages.opened(
+        async_chromium,
+        bare=KeptPage.open(async_flagless),
+        **{
+            name: KeptPage.open(async_flagless, init_script=POLYFILLS / name / "index.iife.js")
+            for name in PACKAGES
+        },
+    ) as kept:
+        yield kept
 
 
-@pytest.fixture(scope="module")
-def flagless_browser(aio: Loop, flagless: str) -> Iterator[Browser]:
-    """The flagless Chromium, through Playwright's async API on `aio`'s loop."""
-
-    async def connect() -> tuple[Any, Browser]:
-        playwright = await async_playwright().start()
-        return playwright, await playwright.chromium.connect_over_cdp(flagless)
-
-    playwright, connected = aio.run(connect())
-    yield connected
-
-    async def disconnect() -> None:
-        await connected.close()
-        await playwright.stop()
-
-    aio.run(disconnect())
+@pytest.fixture
+def flagless_pages(kept_pages: KeptPages) -> Iterator[KeptPages]:
+    yield from kept_pages.for_a_test()
 
 
 def _text(result: ToolResult) -> str:
@@ -206,20 +184,16 @@ def _code(result: ToolResult, session: WebMCPSession) -> str | None:
 
 
 def test_the_flagless_chromium_has_no_model_context_of_its_own(
-    aio: Loop, flagless_browser: Browser, site: str
+    flagless_pages: KeptPages, site: str
 ) -> None:
     async def body() -> None:
-        context = await flagless_browser.new_context()
-        try:
-            page = await context.new_page()
-            await page.goto(f"{site}/none.html")
-            assert await page.evaluate("isSecureContext && !('modelContext' in document)") is True
-            await page.goto(f"{site}/global.html")
-            assert await page.evaluate("document.modelContext.__isBrowserMcpServer") is True
-        finally:
-            await context.close()
+        page = flagless_pages["bare"].page
+        await page.goto(f"{site}/none.html")
+        assert await page.evaluate("isSecureContext && !('modelContext' in document)") is True
+        await page.goto(f"{site}/global.html")
+        assert await page.evaluate("document.modelContext.__isBrowserMcpServer") is True
 
-    aio.run(body())
+    flagless_pages.run(body())
 
 
 # -- 4. a page with no document.modelContext at all ------------------------------------------
@@ -227,23 +201,19 @@ def test_the_flagless_chromium_has_no_model_context_of_its_own(
 
 @pytest.mark.parametrize("backend", ["auto", "cdp", "inpage"])
 def test_a_page_without_model_context_is_unavailable_and_says_why(
-    aio: Loop, flagless_browser: Browser, site: str, backend: Any
+    flagless_pages: KeptPages, site: str, backend: Any
 ) -> None:
     async def body() -> ToolResult:
-        context = await flagless_browser.new_context()
-        try:
-            page = await context.new_page()
-            async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
-                await page.goto(f"{site}/none.html")
-                assert await session.tools(settle=0) == []  # not 2.5 s waiting for a first one
-                result = await session.call("echo", {"text": "hi"})
-                assert result.record.code == "unavailable"
-                assert result.record.reason == "no_webmcp"  # what a caller branches on
-                return result
-        finally:
-            await context.close()
+        page = flagless_pages["bare"].page
+        async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
+            await page.goto(f"{site}/none.html")
+            assert await session.tools(settle=0) == []  # not 2.5 s waiting for a first one
+            result = await session.call("echo", {"text": "hi"})
+            assert result.record.code == "unavailable"
+            assert result.record.reason == "no_webmcp"  # what a caller branches on
+            return result
 
-    result = aio.run(body())
+    result = flagless_pages.run(body())
     assert tool_error_code(result) is not None
     assert f'No tool "echo": this page ({site}/none.html) {NO_CONTEXT}.' in _text(result)
     assert "or a page that loads a WebMCP polyfill." in _text(result)
@@ -251,32 +221,28 @@ def test_a_page_without_model_context_is_unavailable_and_says_why(
 
 @pytest.mark.parametrize("polyfill", list(PACKAGES))
 def test_auto_lists_and_calls_a_polyfilled_pages_tools_in_page(
-    aio: Loop, flagless_browser: Browser, site: str, polyfill: str
+    flagless_pages: KeptPages, site: str, polyfill: str
 ) -> None:
     async def body() -> None:
-        context = await flagless_browser.new_context()
-        try:
-            page = await context.new_page()
-            async with await WebMCPSession.attach(page, timeout=WAIT) as session:
-                await page.goto(f"{site}/{polyfill}.html")
-                await page.evaluate("window.toolsReady")
-                tools = {t.name: t for t in await session.tools()}
-                assert sorted(tools) == ["boom", "echo"]
-                assert {t.backend for t in tools.values()} == {"inpage"}
-                assert {t.source for t in tools.values()} == {"document.modelContext"}
-                assert tools["echo"].read_only
-                result = await session.call("echo", {"text": "hi"})
-                assert result["content"] == [{"type": "text", "text": '{"echo":"hi"}'}]
-                boom = await session.call("boom")
-                assert _code(boom, session) == "failed"
-                assert _text(boom) == "Error [failed]: the kettle is broken"  # prefix cut
-                # A tool the page does not have: unavailable, naming the tools it has.
-                missing = await session.call("nope")
-                assert "Tools here: boom, echo." in _text(missing)
-        finally:
-            await context.close()
+        page = flagless_pages["bare"].page
+        async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+            await page.goto(f"{site}/{polyfill}.html")
+            await page.evaluate("window.toolsReady")
+            tools = {t.name: t for t in await session.tools()}
+            assert sorted(tools) == ["boom", "echo"]
+            assert {t.backend for t in tools.values()} == {"inpage"}
+            assert {t.source for t in tools.values()} == {"document.modelContext"}
+            assert tools["echo"].read_only
+            result = await session.call("echo", {"text": "hi"})
+            assert result["content"] == [{"type": "text", "text": '{"echo":"hi"}'}]
+            boom = await session.call("boom")
+            assert _code(boom, session) == "failed"
+            assert _text(boom) == "Error [failed]: the kettle is broken"  # prefix cut
+            # A tool the page does not have: unavailable, naming the tools it has.
+            missing = await session.call("nope")
+            assert "Tools here: boom, echo." in _text(missing)
 
-    aio.run(body())
+    flagless_pages.run(body())
 
 
 # -- 3. the demo shop's scenarios with the polyfill injected ---------------------------------
@@ -296,50 +262,44 @@ RUNS = [("webmcp-polyfill", "inpage"), ("global", "auto")]
 
 
 async def _run_scenario(
-    browser: Browser, shop: str, polyfill: str, backend: Any, scenario: dict[str, Any]
+    kept: KeptPage, shop: str, backend: Any, scenario: dict[str, Any]
 ) -> Outcome:
-    context = await browser.new_context()
-    try:
-        # Installed before the shop's scripts, which guard with `if (document.modelContext)`.
-        await context.add_init_script(path=str(POLYFILLS / polyfill / "index.iife.js"))
-        page = await context.new_page()
-        async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
-            await page.goto(shop + scenario["page"])
-            if scenario["expect"] != "unavailable":
-                await wait_for_tool_or_refusal(session, page, scenario, WAIT)
-            result = await session.call(
-                scenario["tool"],
-                scenario["args"],
-                timeout=scenario["timeout"],
-                frame=scenario.get("frame"),
-                confirm=scenario.get("confirm", False),
-            )
-            cancelled = None
-            if scenario["expect"] == "timeout":
-                cancelled = await page.evaluate("window.__demo.cancelled.length")
-            return Outcome(
-                _code(result, session),
-                result,
-                session.records[-1].to_dict(),
-                session.records[-1].backend or "none",
-                cancelled,
-            )
-    finally:
-        await context.close()
+    page = kept.page  # its polyfill is injected into its context (`kept_pages`)
+    async with await WebMCPSession.attach(page, backend=backend, timeout=WAIT) as session:
+        await page.goto(shop + scenario["page"])
+        if scenario["expect"] != "unavailable":
+            await wait_for_tool_or_refusal(session, page, scenario, WAIT)
+        result = await session.call(
+            scenario["tool"],
+            scenario["args"],
+            timeout=scenario["timeout"],
+            frame=scenario.get("frame"),
+            confirm=scenario.get("confirm", False),
+        )
+        cancelled = None
+        if scenario["expect"] == "timeout":
+            cancelled = await page.evaluate("window.__demo.cancelled.length")
+        return Outcome(
+            _code(result, session),
+            result,
+            session.records[-1].to_dict(),
+            session.records[-1].backend or "none",
+            cancelled,
+        )
 
 
 @pytest.mark.parametrize("scenario_id", list(SCENARIOS))
 def test_a_demo_scenario_through_a_polyfill_gives_the_tables_code(
-    aio: Loop, flagless_browser: Browser, shop: str, scenario_id: str
+    flagless_pages: KeptPages, shop: str, scenario_id: str
 ) -> None:
     scenario = SCENARIOS[scenario_id]
 
-    async def both() -> list[Outcome]:  # the runs are independent: each in its own context
+    async def both() -> list[Outcome]:  # the runs are independent: each on its own page
         return await asyncio.gather(
-            *(_run_scenario(flagless_browser, shop, p, b, scenario) for p, b in RUNS)
+            *(_run_scenario(flagless_pages[p], shop, b, scenario) for p, b in RUNS)
         )
 
-    for (polyfill, _), got in zip(RUNS, aio.run(both()), strict=True):
+    for (polyfill, _), got in zip(RUNS, flagless_pages.run(both()), strict=True):
         why = f"{polyfill}: " + json.dumps(got.record, default=str)[:2000]
         # the tool's own source (a call to a tool the page lacks reaches none)
         assert got.backend == (

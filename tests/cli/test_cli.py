@@ -173,6 +173,32 @@ def test_tools_json_is_one_document(webmcp_demo_url: str, browser_server: str) -
     assert {t["name"] for t in tools} >= {"search_products"}
 
 
+def test_a_command_keeps_its_playwright_drivers_compiled_code_in_the_cache_folder(
+    webmcp_demo_url: str, browser_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("NODE_COMPILE_CACHE", raising=False)
+    ran = harness(
+        "tools", webmcp_demo_url, "--json", "--connect", browser_server,
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+    )  # fmt: skip
+    assert ran.code == EXIT_OK, ran.err
+    assert any(
+        p.is_file() for p in (tmp_path / "cache/webmcp-harness/node-compile-cache").rglob("*")
+    )
+
+
+def test_a_node_compile_cache_the_user_set_is_the_one_used(
+    webmcp_demo_url: str, browser_server: str, tmp_path: Path
+) -> None:
+    ran = harness(
+        "tools", webmcp_demo_url, "--json", "--connect", browser_server,
+        XDG_CACHE_HOME=str(tmp_path / "cache"), NODE_COMPILE_CACHE=str(tmp_path / "mine"),
+    )  # fmt: skip
+    assert ran.code == EXIT_OK, ran.err
+    assert any(p.is_file() for p in (tmp_path / "mine").rglob("*"))
+    assert not (tmp_path / "cache/webmcp-harness").exists()
+
+
 # -- call ---------------------------------------------------------------------------------------
 def test_call_says_it_is_waiting_for_a_tool_that_is_not_there_yet(
     webmcp_demo_url: str, browser_server: str

@@ -141,8 +141,9 @@ class KeptPage:
     of tests/conftest.py).
 
     Each test opens its own document in `page`; `clean` then leaves the page blank, with the
-    cookies and storage of every origin its frames visited cleared, and a page that was closed or
-    crashed replaced, so the next test sees what a new context would show. Chromium starts the
+    cookies and storage of every origin its frames visited cleared (not the tab's session
+    storage, which no test page uses), and a page that was closed or crashed replaced, so the
+    next test sees what a new context would show. Chromium starts the
     page's renderer once per file instead of once per test (bench/page_cost.py). A test that
     changes the context itself (routes, init scripts, permissions) opens a context of its own.
     """

@@ -261,12 +261,10 @@ def write_flat_site(root: Path, pages: int) -> None:
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _cpu_by_tree(roots: dict[str, int]) -> dict[str, float]:
-    """CPU seconds (user + system, reaped children included) of each root process with all its
-    descendants, from /proc (a browser's processes are its launcher's descendants, though in a
-    process group of their own); a root inside another's tree is left out of that one."""
-    parent: dict[int, int] = {}
-    used: dict[int, float] = {}
+def process_table() -> dict[int, tuple[int, float]]:
+    """Every process, from /proc: pid -> (its parent's pid, its CPU seconds, user + system, with
+    its reaped children's)."""
+    found: dict[int, tuple[int, float]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -275,14 +273,21 @@ def _cpu_by_tree(roots: dict[str, int]) -> dict[str, float]:
         except OSError:
             continue
         fields = stat[stat.rindex(")") + 2 :].split()
-        parent[int(entry.name)] = int(fields[1])
-        used[int(entry.name)] = sum(int(x) for x in fields[11:15]) / _TICK
+        found[int(entry.name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]) / _TICK)
+    return found
+
+
+def _cpu_by_tree(roots: dict[str, int]) -> dict[str, float]:
+    """CPU seconds (user + system, reaped children included) of each root process with all its
+    descendants (a browser's processes are its launcher's descendants, though in a process group
+    of their own); a root inside another's tree is left out of that one."""
+    table = process_table()
     owner = {pid: name for name, pid in roots.items()}
     totals = dict.fromkeys(roots, 0.0)
-    for pid, seconds in used.items():
+    for pid, (_, seconds) in table.items():
         walk = pid
-        while walk not in owner and walk in parent and walk > 1:
-            walk = parent[walk]
+        while walk not in owner and walk in table and walk > 1:
+            walk = table[walk][0]
         if walk in owner:
             totals[owner[walk]] += seconds
     return totals

@@ -33,25 +33,10 @@ from webmcp_harness.session import quiet
 from webmcp_harness.session.browser import find_browser, launch, launch_args, merge_features
 from webmcp_harness.testing.demo import DemoServer
 
-_TICK = os.sysconf("SC_CLK_TCK")
+from .check_scale import process_table
+
 _SETTLE_WAIT = 5.0  # seconds a block waits for Chromium to be back to its processes
 _POLL = 0.05
-
-
-def _processes() -> dict[int, tuple[int, float]]:
-    """Every process: pid -> (parent pid, its CPU seconds and its reaped children's)."""
-    found: dict[int, tuple[int, float]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        ticks = sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
-        found[int(name)] = (int(fields[1]), ticks / _TICK)
-    return found
 
 
 def _kind(pid: int) -> str:
@@ -75,7 +60,7 @@ def _kind(pid: int) -> str:
 def tree(by_kind: dict[str, float] | None = None) -> tuple[float, int]:
     """CPU seconds of this process and all its descendants, and how many there are; by_kind, when
     given, gets each kind's seconds added."""
-    procs = _processes()
+    procs = process_table()
     children: dict[int, list[int]] = {}
     for pid, (parent, _) in procs.items():
         children.setdefault(parent, []).append(pid)

@@ -48,6 +48,7 @@ from mcp.client.streamable_http import streamable_http_client
 from playwright.async_api import async_playwright
 
 from webmcp_harness import WebMCPSession, find_browser
+from webmcp_harness.cli.common import cache_folder
 from webmcp_harness.session.browser import launch
 
 from .call_overhead import median_ms, pct_ms, serve
@@ -65,8 +66,7 @@ Call = Callable[[], Awaitable[Any]]
 
 
 def _cache() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "webmcp-harness" / "bench-peers"
+    return cache_folder() / "bench-peers"
 
 
 def install_peers() -> Path:

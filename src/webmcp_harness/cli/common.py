@@ -46,6 +46,7 @@ __all__ = [
     "BrowserOptions",
     "Seconds",
     "browser_options",
+    "cache_folder",
     "cell",
     "check_url",
     "demo_or",
@@ -279,6 +280,12 @@ def check_url(url: str, param_hint: str = "URL") -> str:
 NODE_COMPILE_CACHE: Final = "NODE_COMPILE_CACHE"
 
 
+def cache_folder() -> Path:
+    """The harness's cache folder: $XDG_CACHE_HOME/webmcp-harness, else ~/.cache/webmcp-harness
+    (RuntimeError where there is no home folder), as scripts/setup.sh and npm-tools.sh have it."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "webmcp-harness"
+
+
 def use_node_compile_cache() -> None:
     """Let the Playwright driver (Node.js) that a command starts keep its compiled code between
     runs (Node's compile cache), unless NODE_COMPILE_CACHE is set already: each start then costs
@@ -287,8 +294,7 @@ def use_node_compile_cache() -> None:
     if NODE_COMPILE_CACHE in os.environ:
         return
     with contextlib.suppress(RuntimeError):  # (no home folder: no cache)
-        home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        os.environ[NODE_COMPILE_CACHE] = str(Path(home) / "webmcp-harness" / "node-compile-cache")
+        os.environ[NODE_COMPILE_CACHE] = str(cache_folder() / "node-compile-cache")
 
 
 def load_browser_code() -> None:

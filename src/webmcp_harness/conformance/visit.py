@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from axe_playwright_python.async_playwright import Axe
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from ..core.records import CallRecord, Tool
@@ -211,6 +213,9 @@ _AXE_OPTIONS = {
     "iframes": False,
     "preload": False,
 }
+
+_AXE = Axe()  # (its bundled axe-core source, read once)
+_AXE_RUN = f"axe.run({json.dumps(_AXE_OPTIONS)})"
 
 _ONLY_GIVEN = "run on the pages given, not on crawled ones (as Lighthouse audits one page)"
 
@@ -444,6 +449,7 @@ class PageVisit:
         self._during: tuple[str, str] | None = None  # (call #N of TOOL, TOOL) while a call runs
         # The readiness look at the page as it first settled: what it read, and the deep look.
         self._looked: tuple[dict[str, Any], asyncio.Future[_DeepLook] | None] | None = None
+        self._axe_defined: asyncio.Future[bool] | None = None  # axe-core's source, as it settled
 
     # -- what the page does (the lane's events) --------------------------------------------
     def navigated(self) -> None:
@@ -541,6 +547,11 @@ class PageVisit:
         shift, and (a page the user gave) axe-core and /llms.txt, started then and read by
         `readiness` once the page's other checks are done (they overlap its calls)."""
         session = self.session
+        if look and self.depth == 0 and self.page is not None:
+            # axe-core's source is defined now, while the page settles, rather than on the
+            # critical path after it: compiling it holds the page's main thread for a while,
+            # which the quiet window mostly spends waiting. It runs once the page has settled.
+            self._axe_defined = asyncio.ensure_future(self._define_axe(self.page))
         await self._early_links(more=await ready.done())
         if session is not None and self.options.settle != 0:
             await bounded(session.tools(settle=self.options.settle), SETTLE_MAX + EMPTY_WAIT)
@@ -675,14 +686,35 @@ class PageVisit:
         origin = split_origin(self.current_url or self.url)
         web = origin is not None and origin.scheme in ("http", "https")
         axe, llms = await asyncio.gather(
-            bounded(Axe().run(page, options=_AXE_OPTIONS), limit),
+            bounded(self._run_axe(page), limit),
             self._llms_txt(f"{origin}/llms.txt", limit) if web else _nothing(),
         )
         if axe is None:
             skipped[ids.READINESS_ACCESSIBILITY_TREE] = "axe-core did not run in time"
         if not web:
             skipped[ids.READINESS_LLMS_TXT] = "the page has no http(s) origin"
-        return getattr(axe, "response", None), llms, skipped
+        return axe, llms, skipped
+
+    async def _define_axe(self, page: Page) -> bool:
+        """Whether axe-core's source was defined in the page's document (bounded)."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(page.evaluate(_AXE.axe_script), self.options.look_timeout)
+            return True
+        return False
+
+    async def _run_axe(self, page: Page) -> Any:
+        """axe-core's answer on the agent rules, in the settled page: with the source defined
+        while it settled, else (the document changed since, or that timed out) defined now."""
+        defined = self._axe_defined
+        if defined is None or not await defined:
+            await page.evaluate(_AXE.axe_script)
+        try:
+            return await page.evaluate(_AXE_RUN)
+        except PlaywrightError as exc:  # a new document since: without axe
+            if "axe is not defined" not in str(exc):
+                raise
+        await page.evaluate(_AXE.axe_script)
+        return await page.evaluate(_AXE_RUN)
 
     async def _llms_txt(self, url: str, limit: float) -> LlmsTxt:
         """GET url (the origin's /llms.txt) in the page's context: its status and text."""

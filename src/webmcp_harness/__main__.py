@@ -1,5 +1,5 @@
 """`python -m webmcp_harness` runs the command line."""
 
-from .cli import main
+from .cli import start
 
-main()
+start()

@@ -4,7 +4,9 @@ the timeout plus its documented margin: a correctness check, not a timing.
 
 The bounds (docs: README "Bounds", `session/limits.py`, `session/browser.py`): a call ends within
 its timeout + CANCEL (cancelling in the page); `session.close()` within CLOSE_WAIT; a context and
-then its browser close within BROWSER_CLOSE_WAIT each (a launched browser that does not is killed).
+then its browser close within BROWSER_CLOSE_WAIT each (a launched browser within
+LAUNCHED_CLOSE_WAIT, or it is killed). `tools` and `call` let go of their page within LET_GO and
+close their launched browser at once, without closing its context first.
 """
 
 from __future__ import annotations
@@ -28,7 +30,14 @@ import pytest
 from playwright.async_api import async_playwright
 
 from webmcp_harness import WebMCPSession, tool_error_code
-from webmcp_harness.session.browser import BROWSER_CLOSE_WAIT, close_browser, launch, new_context
+from webmcp_harness.cli.common import LET_GO
+from webmcp_harness.session.browser import (
+    BROWSER_CLOSE_WAIT,
+    LAUNCHED_CLOSE_WAIT,
+    close_browser,
+    launch,
+    new_context,
+)
 from webmcp_harness.session.limits import CLOSE_WAIT, DIALOGS_KEPT, POPUPS_FOLLOWED
 
 SRC = Path(__file__).parent.parent / "src"
@@ -49,8 +58,10 @@ T = 2.0
 OPEN = 10.0
 # From opening the page to the end: the load, and the wait for the tool or the list, each
 # within --timeout; a call within its timeout and its cancelling; then closing.
-CALL_BOUND = T + T + (T + CANCEL) + CLOSING
-LIST_BOUND = T + T + CLOSING
+# `tools` and `call`: letting go of the page, then closing the browser they launched.
+COMMAND_CLOSING = LET_GO + LAUNCHED_CLOSE_WAIT
+CALL_BOUND = T + T + (T + CANCEL) + COMMAND_CLOSING
+LIST_BOUND = T + T + COMMAND_CLOSING
 HOSTILE = Path(__file__).parent / "pages" / "hostile"
 
 

@@ -391,12 +391,21 @@ async def open_browsers(options: BrowserOptions, endpoints: list[str]) -> AsyncI
             await asyncio.gather(*(close_browser(browser) for browser in browsers))
 
 
+LET_GO = 0.5  # seconds a command's session may take to let go of a page its browser closes next
+
+
 @contextlib.asynccontextmanager
 async def open_page(url: str, options: BrowserOptions) -> AsyncIterator[WebMCPSession]:
     """A session on a new page at url (attached before navigating, so no tool is missed)."""
+    from ..core.waits import bounded
     from ..session import WebMCPSession
+    from ..session.browser import new_context
 
-    async with open_browser(options) as browser, open_context(browser, options) as context:
+    async with open_browser(options) as browser:
+        # The page's context and its DevTools sessions end with the browser, closed (or let go)
+        # right after: waiting for them first only waits, up to their bounds (seconds), on a
+        # page that keeps its browser busy, like a navigation flood.
+        context = await new_context(browser, downloads=options.downloads)
         page = await context.new_page()
         session = await WebMCPSession.attach(
             page,
@@ -407,7 +416,8 @@ async def open_page(url: str, options: BrowserOptions) -> AsyncIterator[WebMCPSe
             await goto(page, url, options.timeout)
             yield session
         finally:
-            await session.close()
+            # (its records are final at once; only letting go of the page is cut short)
+            await bounded(session.close(), LET_GO)
 
 
 @contextlib.asynccontextmanager

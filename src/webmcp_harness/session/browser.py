@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BROWSER_CLOSE_WAIT",
     "BROWSER_ENV",
+    "LAUNCHED_CLOSE_WAIT",
     "LAUNCH_OPTIONS_HEADER",
     "NO_WEBMCP_CDP",
     "NO_WEBMCP_REMOTE",
@@ -82,6 +83,10 @@ took 0.67x the time without them."""
 BROWSER_CLOSE_WAIT = 5.0
 """Seconds closing a browser context, and then the browser, may each take. A browser the harness
 launched that has not closed by then no longer answers: it is killed, not waited on."""
+LAUNCHED_CLOSE_WAIT = 2.0
+"""Seconds closing a browser the harness launched may take: it closes in a fraction of a second
+unless a page keeps it busy (a navigation flood), and then it is killed (its profile is a
+temporary one: nothing is lost)."""
 _PIDS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()  # launched -> its pid
 _STUCK: weakref.WeakSet[Any] = weakref.WeakSet()  # browsers a context of which did not close
 _PID_WAIT = 5.0
@@ -289,12 +294,13 @@ async def close_context(context: Any) -> bool:
 
 
 async def close_browser(browser: Browser) -> None:
-    """Close browser within BROWSER_CLOSE_WAIT; one the harness launched that does not close by
-    then is killed (a remote one is let go); so is one whose context did not close. Never
-    raises."""
+    """Close browser within BROWSER_CLOSE_WAIT (one the harness launched, within
+    LAUNCHED_CLOSE_WAIT); one the harness launched that does not close by then is killed (a
+    remote one is let go); so is one whose context did not close. Never raises."""
     if browser not in _STUCK:
+        wait = LAUNCHED_CLOSE_WAIT if browser in _PIDS else BROWSER_CLOSE_WAIT
         try:
-            await asyncio.wait_for(browser.close(), BROWSER_CLOSE_WAIT)
+            await asyncio.wait_for(browser.close(), wait)
             return
         except Exception:
             pass

@@ -401,7 +401,8 @@ def test_a_stop_cannot_be_approved_and_the_secret_never_reaches_the_transcript(
     ]
     text = played.transcript.read_text(encoding="utf-8")
     assert card not in text
-    assert "4111" not in text
+    # (the card number, not its first digits: a random invocation id may hold "4111")
+    assert "4111 1111" not in text
     assert "[redacted]" in text
     recorded = read_transcript(played.transcript)
     assert len(recorded.steps) == 3

@@ -598,6 +598,8 @@ class PageVisit:
         session, lane = self.session, self.lane
         if self._looked is not None and self._looked[1] is not None:
             self._looked[1].cancel()  # (done by now, unless the check stopped early)
+        if self._axe_defined is not None:
+            self._axe_defined.cancel()  # (likewise)
         self.session = self.context = self.page = None
         if session is not None:
             known = {id(r) for r in self.records}

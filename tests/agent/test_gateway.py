@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from playwright.async_api import async_playwright
-from playwright.sync_api import Page, Route
+from playwright.sync_api import Frame, Page, Route
 
 from webmcp_harness import CallRecord, CallResult, ToolResult, WebMCPSession
 from webmcp_harness.agent import (
@@ -260,6 +260,25 @@ def test_each_row_of_the_table_comes_back_as_its_kind(site: Site, row: Any) -> N
     else:
         assert call.code == (row.key or "failed")  # a failure without a code is the page's own
     assert ("card" in answer) == (row.kind == "not_connected")
+
+
+def test_a_tests_own_listener_on_the_page_does_not_stall_the_gateway(site: Site) -> None:
+    """A sync test that listens to its page is given sync wrappers of its frames, which
+    Playwright then hands out to every caller: the gateway's settle and probe stalled on the
+    first one they were given (they now ask through the async API's wrappers)."""
+    navigated: list[str] = []
+
+    def note(frame: Frame) -> None:
+        navigated.append(frame.url)
+
+    site.page.on("framenavigated", note)
+    try:
+        site.open_demo("/")
+        answer = site.gateway().use_tool("search_products", {"q": "wool"})
+    finally:
+        site.page.remove_listener("framenavigated", note)
+    assert "content" in answer, answer
+    assert navigated[0] == site.demo + "/"  # (then the support widget's frame)
 
 
 def test_the_person_stopping_it_says_so_first(site: Site) -> None:

@@ -115,8 +115,8 @@ async def probe(page: Any, *, timeout: float = PROBE_TIMEOUT, frames: bool = Tru
     Bounded: each frame has `timeout` seconds; one that does not answer is left out.
     """
     async_page: Page = as_async(page)
-    targets = [as_async(f) for f in async_page.frames] if frames else [async_page.main_frame]
     main = as_async(async_page.main_frame)
+    targets = [as_async(f) for f in async_page.frames] if frames else [main]
     targets.sort(key=lambda f: f != main)
     answers = await asyncio.gather(*(_frame(f, timeout) for f in targets))
     return PageProbe(tuple(a for a in answers if a is not None))
@@ -219,8 +219,8 @@ async def why_no_tools(page: Any, *, timeout: float = PROBE_TIMEOUT) -> NoTools:
 
 
 async def _why_no_tools(page: Page) -> NoTools:
-    seen = await page.main_frame.evaluate(_SCRIPTS_JS)
-    cdp = await page.context.new_cdp_session(page)
+    seen = await as_async(page.main_frame).evaluate(_SCRIPTS_JS)
+    cdp = await as_async(page.context).new_cdp_session(page)
     parsed: dict[str, str] = {}  # scriptId -> URL
 
     def on_parsed(event: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..core.waits import bounded
+from .adapters import as_async
 from .limits import HORIZON
 
 if TYPE_CHECKING:
@@ -101,7 +102,10 @@ class PageQuiet:
     async def timers(self) -> int:
         """The main frame's pending short timers; -1 when it does not answer in time (a page
         too busy to answer is busy: the caller's bound, not this, ends the wait)."""
-        count: Any = await bounded(self.page.main_frame.evaluate(_PENDING_READ_JS), _READ_WAIT)
+        # (as_async: Playwright hands out the frame's first wrapper, which is a sync one once a
+        # sync test's own listener was given it: calling that from the loop would stall)
+        frame = as_async(self.page.main_frame)
+        count: Any = await bounded(frame.evaluate(_PENDING_READ_JS), _READ_WAIT)
         if count is None:
             return -1
         return count if isinstance(count, int) and not isinstance(count, bool) else 0

@@ -1,6 +1,7 @@
 """Async Playwright beside sync Playwright: an event loop in a thread of its own (`LoopThread`),
 one Chromium with WebMCP per worker on it (`AsyncChromium`, the `async_chromium` fixture of
-tests/conftest.py), and a page a test file keeps for its tests (`KeptPage`)."""
+tests/conftest.py), and a page a test file keeps for its tests (`KeptPage`; `SyncKeptPage` in
+sync Playwright)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,14 @@ from playwright.async_api import Error as PlaywrightError
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Frame, Page, Playwright
+    from playwright.sync_api import Browser as SyncBrowser
+    from playwright.sync_api import BrowserContext as SyncContext
+    from playwright.sync_api import Frame as SyncFrame
+    from playwright.sync_api import Page as SyncPage
 
     from webmcp_harness import WebMCPSession
 
-__all__ = ["AsyncChromium", "KeptPage", "KeptPages", "LoopThread"]
+__all__ = ["AsyncChromium", "KeptPage", "KeptPages", "LoopThread", "SyncKeptPage"]
 
 T = TypeVar("T")
 
@@ -136,16 +141,50 @@ class AsyncChromium:
             self._loop.close()
 
 
+class _Visits:
+    """What a kept page did during a test, for its cleaning after it: the http(s) origins its
+    frames visited, and whether its renderer crashed."""
+
+    def __init__(self) -> None:
+        self.origins: set[str] = set()
+        self.crashed = False
+
+    def watch(self, page: Page | SyncPage) -> None:
+        page.on("framenavigated", self._navigated)
+        page.on("crash", self._crash)
+
+    def _navigated(self, frame: Frame | SyncFrame) -> None:
+        parts = urlsplit(frame.url)
+        if parts.scheme in ("http", "https"):
+            self.origins.add(f"{parts.scheme}://{parts.netloc}")
+
+    def _crash(self, _page: object) -> None:
+        self.crashed = True
+
+    def unused(self, url: str) -> bool:
+        """Whether nothing was opened in the page since it was last blank."""
+        return not self.origins and url == "about:blank"
+
+    def clearing(self) -> list[tuple[str, dict[str, str]]]:
+        """The CDP commands that clear what the page stored, an origin each (then forgotten)."""
+        origins, self.origins = sorted(self.origins), set()
+        return [
+            ("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            for origin in origins
+        ]
+
+
 class KeptPage:
     """A page a test file keeps for its tests, in a context of its own (the async `reused_page`
-    of tests/conftest.py).
+    of tests/conftest.py, which keeps a `SyncKeptPage`).
 
     Each test opens its own document in `page`; `clean` then leaves the page blank, with the
-    cookies and storage of every origin its frames visited cleared (not the tab's session
-    storage, which no test page uses), and a page that was closed or crashed replaced, so the
-    next test sees what a new context would show. Chromium starts the
+    pages the test opened beside it closed, the routes it added removed, the cookies and storage of every origin its frames visited
+    cleared (not the tab's session storage, which no test page uses), and a page that was closed
+    or crashed replaced, so the next test sees what a new context would show. Chromium starts the
     page's renderer once per file instead of once per test (bench/page_cost.py). A test that
-    changes the context itself (routes, init scripts, permissions) opens a context of its own.
+    changes the context otherwise (init scripts, permissions, listeners) opens a context of its
+    own.
     """
 
     def __init__(self, browser: Browser, init_script: Path | None, options: dict[str, Any]):
@@ -154,8 +193,7 @@ class KeptPage:
         self._options = options
         self._context: BrowserContext | None = None
         self._page: Page | None = None
-        self._visited: set[str] = set()
-        self._crashed = False
+        self._visits = _Visits()
 
     @classmethod
     async def open(
@@ -181,27 +219,15 @@ class KeptPage:
         self._context = await self._browser.new_context(**self._options)
         if self._init_script is not None:
             await self._context.add_init_script(path=str(self._init_script))
-        page = await self._context.new_page()
-        self._page, self._crashed, self._visited = page, False, set()
-        page.on("framenavigated", self._navigated)
-        page.on("crash", self._crash)
-
-    def _navigated(self, frame: Frame) -> None:
-        parts = urlsplit(frame.url)
-        if parts.scheme in ("http", "https"):
-            self._visited.add(f"{parts.scheme}://{parts.netloc}")
-
-    def _crash(self, _page: Page) -> None:
-        self._crashed = True
+        self._page, self._visits = await self._context.new_page(), _Visits()
+        self._visits.watch(self._page)
 
     async def clean(self) -> None:
         """Leave the page as a new context's: blank, its origins' data cleared (or a new page, when
         the test closed or crashed it, or the page cannot go blank: e.g. a navigation it started
         interrupts ours)."""
         page = self.page
-        if not page.is_closed() and not self._crashed:
-            if not self._visited and page.url == "about:blank":
-                return  # nothing was opened in it since
+        if not page.is_closed() and not self._visits.crashed:
             try:
                 await self._blank(page)
                 return
@@ -211,22 +237,84 @@ class KeptPage:
         await self._new()
 
     async def _blank(self, page: Page) -> None:
+        for other in self.context.pages:
+            if other != page:
+                await other.close()  # (a popup the test opened)
+        await page.unroute_all(behavior="ignoreErrors")
+        await self.context.unroute_all(behavior="ignoreErrors")
+        if self._visits.unused(page.url):
+            return
         await page.goto("about:blank")
         cdp = await self.context.new_cdp_session(page)
         try:
-            for origin in sorted(self._visited):
-                await cdp.send(
-                    "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"}
-                )
+            for method, params in self._visits.clearing():
+                await cdp.send(method, params)
         finally:
             await cdp.detach()
         await self.context.clear_cookies()
-        self._visited.clear()
 
     async def close(self) -> None:
         if self._context is not None:
             with contextlib.suppress(Exception):
                 await self._context.close()
+        self._context = self._page = None
+
+
+class SyncKeptPage:
+    """`KeptPage` for sync Playwright (pytest-playwright's `browser`): the page of
+    tests/conftest.py's `reused_page`, cleaned after each test as `KeptPage.clean` says."""
+
+    def __init__(self, browser: SyncBrowser) -> None:
+        self._browser = browser
+        self._context: SyncContext | None = None
+        self._page: SyncPage | None = None
+        self._visits = _Visits()
+        self._new()
+
+    @property
+    def page(self) -> SyncPage:
+        assert self._page is not None, "closed"
+        return self._page
+
+    def _new(self) -> None:
+        self._context = self._browser.new_context()
+        self._page, self._visits = self._context.new_page(), _Visits()
+        self._visits.watch(self._page)
+
+    def clean(self) -> None:
+        """As `KeptPage.clean`."""
+        page = self.page
+        if not page.is_closed() and not self._visits.crashed:
+            try:
+                self._blank(page)
+                return
+            except PlaywrightError:
+                pass
+        self.close()
+        self._new()
+
+    def _blank(self, page: SyncPage) -> None:
+        context = page.context
+        for other in context.pages:
+            if other != page:
+                other.close()  # (a popup the test opened)
+        page.unroute_all(behavior="ignoreErrors")
+        context.unroute_all(behavior="ignoreErrors")
+        if self._visits.unused(page.url):
+            return
+        page.goto("about:blank")
+        cdp = context.new_cdp_session(page)
+        try:
+            for method, params in self._visits.clearing():
+                cdp.send(method, params)
+        finally:
+            cdp.detach()
+        context.clear_cookies()
+
+    def close(self) -> None:
+        if self._context is not None:
+            with contextlib.suppress(Exception):
+                self._context.close()
         self._context = self._page = None
 
 

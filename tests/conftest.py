@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from playwright.async_api import Browser as AsyncBrowser
     from playwright.sync_api import Browser, Page
 
-    from async_chromium import AsyncChromium
+    from async_chromium import AsyncChromium, SyncKeptPage
 PAGES = Path(__file__).parent / "pages"
 
 
@@ -194,24 +194,28 @@ def flagless_chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
 
 
 @pytest.fixture(scope="module")
-def file_page(browser: Browser) -> Iterator[Page]:
+def file_page(browser: Browser) -> Iterator[SyncKeptPage]:
     """One page for a whole test file, in a context of its own (see `reused_page`)."""
-    context = browser.new_context()
+    from async_chromium import SyncKeptPage
+
+    kept = SyncKeptPage(browser)
     try:
-        yield context.new_page()
+        yield kept
     finally:
-        context.close()
+        kept.close()
 
 
 @pytest.fixture
-def reused_page(file_page: Page) -> Iterator[Page]:
-    """The file's page for one test, left blank after it: a file whose tests each open their
-    own document, and change nothing of the context's (cookies, storage, routes, other pages),
+def reused_page(file_page: SyncKeptPage) -> Iterator[Page]:
+    """The file's page for one test, left as a new context's after it (`KeptPage.clean`: blank,
+    the test's routes removed, the storage and cookies of the origins it visited cleared; a new
+    page if the test closed or crashed it). A file whose tests each open their own document, and
+    change nothing else of the context's (init scripts, permissions, listeners, other pages),
     overrides `page` with it. Chromium then starts the page's renderer once per file, not once
     per test: a new context and page, then the demo's catalog, cost 1.6 times the CPU of the same
     navigation in a page kept (bench/page_cost.py)."""
-    yield file_page
-    file_page.goto("about:blank")
+    yield file_page.page
+    file_page.clean()
 
 
 @pytest.fixture(scope="session")

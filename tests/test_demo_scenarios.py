@@ -17,6 +17,12 @@ from webmcp_harness.testing.demo import load_expectations
 SCENARIOS = load_expectations()["scenarios"]
 
 
+@pytest.fixture
+def page(reused_page: Page) -> Page:
+    """One page for the whole file: each test opens its own document in it (tests/conftest.py)."""
+    return reused_page
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
 def test_scenario_gives_its_expected_code(
     scenario: dict[str, Any], page: Page, webmcp: SyncSession, webmcp_demo_url: str

@@ -112,6 +112,12 @@ class Site:
 
 
 @pytest.fixture
+def page(reused_page: Page) -> Page:
+    """One page for the whole file: each test opens its own document in it (tests/conftest.py)."""
+    return reused_page
+
+
+@pytest.fixture
 def site(page: Page, webmcp: SyncSession, webmcp_demo_url: str, pages_url: str) -> Site:
     return Site(page, webmcp, webmcp_demo_url, pages_url)
 

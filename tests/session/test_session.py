@@ -63,6 +63,17 @@ def test_non_ascii_objects_arrive_as_objects_not_json_strings(tools_page: SyncSe
     }
 
 
+def test_a_closed_session_leaves_nothing_in_the_pages_next_documents(
+    page: Page, webmcp: SyncSession, pages_url: str
+) -> None:
+    counter = 'typeof window[Symbol.for("webmcp-harness:pending-timers")]'  # (quiet.PENDING_JS)
+    page.goto(f"{pages_url}/tools.html")
+    assert page.evaluate(counter) == "function"
+    webmcp.close()
+    page.goto(f"{pages_url}/tools.html")
+    assert page.evaluate(counter) == "undefined"
+
+
 def test_undefined_means_no_content(tools_page: SyncSession) -> None:
     assert tools_page.call("returns_undefined") == {"content": []}
 

@@ -59,6 +59,7 @@ class PageQuiet:
         self.page = page
         self._inflight: dict[int, float] = {}  # id(request) -> when it started
         self.busy_at = time.monotonic()  # when the page was last seen busy
+        self._script: Any = None  # what added PENDING_JS to the page (to take it off again)
 
     async def install(self) -> None:
         """Watch the page's requests, and count the timers of its next documents (those loaded
@@ -66,7 +67,17 @@ class PageQuiet:
         self.page.on("request", self._started)
         self.page.on("requestfinished", self._ended)
         self.page.on("requestfailed", self._ended)
-        await self.page.add_init_script(PENDING_JS)
+        self._script = await self.page.add_init_script(PENDING_JS)
+
+    async def dispose(self) -> None:
+        """Take the timer counter off the page's next documents, as the session closes (a page
+        that outlives its sessions would otherwise run one more copy per session on every load).
+        Playwright 1.56 and later can; the documents loaded already keep theirs. Run it in a task
+        of its own, not the caller's (see `close`)."""
+        script, self._script = self._script, None
+        close = getattr(script, "close", None)  # (Playwright's Disposable)
+        if close is not None:
+            await close()
 
     def close(self) -> None:
         """Stop watching, from the event loop rather than the caller's task: adding or removing a

@@ -139,7 +139,10 @@ class WebMCPSession:
         if self._observer is not None and self._stop_observing is not None:
             self._stop_observing()
             self._observer.finish("the watch ended")
-        await bounded(self.backend.close(), CLOSE_WAIT)
+        dispose = asyncio.ensure_future(self._quiet.dispose())  # (a task: see PageQuiet.close)
+        await bounded(
+            asyncio.gather(self.backend.close(), dispose, return_exceptions=True), CLOSE_WAIT
+        )
 
     async def __aenter__(self) -> WebMCPSession:
         return self

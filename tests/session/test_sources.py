@@ -5,6 +5,7 @@ tests/polyfills/), each in a Chromium WITH the WebMCP flag and one WITHOUT. Ever
 with its source and the spec's annotation names, and is called, cancelled on timeout and interrupted
 by navigation through its own source. Also: a page mixing native and script tools, tools registered
 100 ms and 1.5 s after load (the settle of `tools()`), `backend=` as a filter, and the probe.
+Each browser keeps one page for the module (`KeptPage`), left as a new context's after each test.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, async_playwright
 
+from async_chromium import KeptPage
 from webmcp_harness import WebMCPSession, tool_error_code
 from webmcp_harness.core.results import ToolResult
 from webmcp_harness.session.browser import find_browser, launch_args
@@ -80,9 +82,21 @@ async def browsers() -> AsyncIterator[dict[bool, Browser]]:
             await browser.close()
 
 
-async def _page(browsers: dict[bool, Browser], flag: bool) -> Page:
-    context = await browsers[flag].new_context()
-    return await context.new_page()
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def kept(browsers: dict[bool, Browser]) -> AsyncIterator[dict[bool, KeptPage]]:
+    """A page kept for the module in each browser (`KeptPage`): each test opens its own
+    documents in it, and leaves it as a new context's (`pages`)."""
+    found = {flag: await KeptPage.open(browser) for flag, browser in browsers.items()}
+    yield found
+    for each in found.values():
+        await each.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def pages(kept: dict[bool, KeptPage]) -> AsyncIterator[dict[bool, KeptPage]]:
+    yield kept
+    for each in kept.values():
+        await each.clean()
 
 
 def _text(result: ToolResult) -> str:
@@ -100,67 +114,61 @@ def _code(result: ToolResult) -> str | None:
 
 @pytest.mark.parametrize(("version", "flag"), CASES)
 async def test_each_global_version_lists_its_tools_once_with_source_and_spec_hints(
-    browsers: dict[bool, Browser], site: str, version: int, flag: bool
+    pages: dict[bool, KeptPage], site: str, version: int, flag: bool
 ) -> None:
-    page = await _page(browsers, flag)
-    try:
-        async with await WebMCPSession.attach(page, timeout=WAIT) as session:
-            await page.goto(f"{site}/global-{version}.html")
-            await page.evaluate("window.toolsReady")
-            tools = await session.tools()
-            assert sorted(t.name for t in tools) == ["boom", "echo", "navigates", "slow"]
-            assert {(t.backend, t.source) for t in tools} == {WHERE[version, flag]}
-            echo = next(t for t in tools if t.name == "echo")
-            assert echo.read_only
-            assert echo.annotations["readOnlyHint"] is True
-            assert echo.annotations["untrustedContentHint"] is True
-            listed = json.dumps([t.to_dict() for t in tools])
-            assert not CDP_SPELLINGS & {k for t in tools for k in t.to_dict()["annotations"]}
-            assert '"readOnly"' not in listed
-    finally:
-        await page.context.close()
+    page = pages[flag].page
+    async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+        await page.goto(f"{site}/global-{version}.html")
+        await page.evaluate("window.toolsReady")
+        tools = await session.tools()
+        assert sorted(t.name for t in tools) == ["boom", "echo", "navigates", "slow"]
+        assert {(t.backend, t.source) for t in tools} == {WHERE[version, flag]}
+        echo = next(t for t in tools if t.name == "echo")
+        assert echo.read_only
+        assert echo.annotations["readOnlyHint"] is True
+        assert echo.annotations["untrustedContentHint"] is True
+        listed = json.dumps([t.to_dict() for t in tools])
+        assert not CDP_SPELLINGS & {k for t in tools for k in t.to_dict()["annotations"]}
+        assert '"readOnly"' not in listed
 
 
 @pytest.mark.parametrize(("version", "flag"), CASES)
 async def test_each_global_version_calls_cancels_and_is_interrupted_through_its_source(
-    browsers: dict[bool, Browser], site: str, version: int, flag: bool
+    pages: dict[bool, KeptPage], site: str, version: int, flag: bool
 ) -> None:
-    page = await _page(browsers, flag)
+    page = pages[flag].page
     backend, source = WHERE[version, flag]
-    try:
-        async with await WebMCPSession.attach(page, timeout=WAIT) as session:
-            await page.goto(f"{site}/global-{version}.html")
-            await page.evaluate("window.toolsReady")
-            assert await session.wait_for_tool("echo", timeout=WAIT) is not None
+    async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+        await page.goto(f"{site}/global-{version}.html")
+        await page.evaluate("window.toolsReady")
+        assert await session.wait_for_tool("echo", timeout=WAIT) is not None
 
-            echo = await session.call("echo", {"text": "hi"})
-            assert _code(echo) is None, echo
-            assert _text(echo) == '{"echo":"hi"}'
-            record = session.records[-1]
-            assert (record.backend, record.source) == (backend, source)
-            assert record.to_dict()["source"] == source
+        echo = await session.call("echo", {"text": "hi"})
+        assert _code(echo) is None, echo
+        assert _text(echo) == '{"echo":"hi"}'
+        record = session.records[-1]
+        assert (record.backend, record.source) == (backend, source)
+        assert record.to_dict()["source"] == source
 
-            boom = await session.call("boom")
-            assert _code(boom) == "failed", boom
-            assert "the kettle is broken" in _text(boom)
+        boom = await session.call("boom")
+        assert _code(boom) == "failed", boom
+        assert "the kettle is broken" in _text(boom)
 
-            slow = await session.call("slow", timeout=1)
-            assert _code(slow) == "timeout", slow
-            assert "cancelledInPage" in [e.type for e in session.records[-1].events]
-            assert await page.evaluate("window.calls.slow") == 1
+        slow = await session.call("slow", timeout=1)
+        assert _code(slow) == "timeout", slow
+        assert "cancelledInPage" in [e.type for e in session.records[-1].events]
+        assert await page.evaluate("window.calls.slow") == 1
 
-            navigates = await session.call("navigates")
-            assert _code(navigates) == "interrupted", navigates
-            await page.wait_for_url("**/other.html")
-    finally:
-        await page.context.close()
+        navigates = await session.call("navigates")
+        assert _code(navigates) == "interrupted", navigates
+        await page.wait_for_url("**/other.html")
 
 
 # -- native and script tools on one page -------------------------------------------------------
 
 
-async def _mixed(browsers: dict[bool, Browser], site: str, backend: Any) -> list[Any]:
-    page = await _page(browsers, True)
+async def _mixed(pages: dict[bool, KeptPage], site: str, backend: Any) -> list[Any]:
+    page = pages[True].page
     try:
         async with await WebMCPSession.attach(page, timeout=WAIT, backend=backend) as session:
             await page.goto(f"{site}/mixed.html")
@@ -171,24 +179,22 @@ async def _mixed(browsers: dict[bool, Browser], site: str, backend: Any) -> list
                 (t.name, t.backend, t.source, _text(r)) for t, r in zip(tools, results, strict=True)
             ]
     finally:
-        await page.context.close()
+        await pages[True].clean()  # (called twice in one test)
 
 
 async def test_a_page_mixing_native_and_script_tools_lists_and_calls_each_from_its_source(
-    browsers: dict[bool, Browser], site: str
+    pages: dict[bool, KeptPage], site: str
 ) -> None:
-    assert await _mixed(browsers, site, "auto") == [
+    assert await _mixed(pages, site, "auto") == [
         ("native_echo", "cdp", "native", '{"native":"hi"}'),
         ("script_echo", "inpage", "navigator.modelContext", '{"script":"hi"}'),
     ]
 
 
-async def test_backend_filters_the_sources(browsers: dict[bool, Browser], site: str) -> None:
-    assert await _mixed(browsers, site, "cdp") == [
-        ("native_echo", "cdp", "native", '{"native":"hi"}')
-    ]
+async def test_backend_filters_the_sources(pages: dict[bool, KeptPage], site: str) -> None:
+    assert await _mixed(pages, site, "cdp") == [("native_echo", "cdp", "native", '{"native":"hi"}')]
     # in-page only: the native tool is reached through native document.modelContext
-    assert await _mixed(browsers, site, "inpage") == [
+    assert await _mixed(pages, site, "inpage") == [
         ("native_echo", "inpage", "native", '{"native":"hi"}'),
         ("script_echo", "inpage", "navigator.modelContext", '{"script":"hi"}'),
     ]
@@ -205,15 +211,12 @@ async def test_backend_filters_the_sources(browsers: dict[bool, Browser], site: 
     ids=["quick-load", "slow-load"],
 )
 async def test_a_tool_registered_100_ms_after_load_is_listed(
-    browsers: dict[bool, Browser], site: str, page_name: str
+    pages: dict[bool, KeptPage], site: str, page_name: str
 ) -> None:
-    page = await _page(browsers, True)
-    try:
-        async with await WebMCPSession.attach(page, timeout=WAIT) as session:
-            await page.goto(f"{site}/{page_name}", wait_until="load")
-            assert sorted(t.name for t in await session.tools()) == ["first", "soon"]
-    finally:
-        await page.context.close()
+    page = pages[True].page
+    async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+        await page.goto(f"{site}/{page_name}", wait_until="load")
+        assert sorted(t.name for t in await session.tools()) == ["first", "soon"]
 
 
 @pytest.mark.parametrize(
@@ -222,18 +225,15 @@ async def test_a_tool_registered_100_ms_after_load_is_listed(
     ids=["native", "navigator-flag", "navigator-no-flag"],
 )
 async def test_a_page_whose_only_tool_comes_at_1_5_s_has_that_tool(
-    browsers: dict[bool, Browser], site: str, via: str, flag: bool
+    pages: dict[bool, KeptPage], site: str, via: str, flag: bool
 ) -> None:
-    page = await _page(browsers, flag)
-    try:
-        async with await WebMCPSession.attach(page, timeout=WAIT) as session:
-            await page.goto(f"{site}/late-only.html?via={via}", wait_until="load")
-            assert await session.tools(settle=0) == []  # read at once: not there yet
-            assert [t.name for t in await session.tools()] == ["later"]
-            result = await session.call("later")
-            assert _text(result) == '{"later":true}'
-    finally:
-        await page.context.close()
+    page = pages[flag].page
+    async with await WebMCPSession.attach(page, timeout=WAIT) as session:
+        await page.goto(f"{site}/late-only.html?via={via}", wait_until="load")
+        assert await session.tools(settle=0) == []  # read at once: not there yet
+        assert [t.name for t in await session.tools()] == ["later"]
+        result = await session.call("later")
+        assert _text(result) == '{"later":true}'
 
 
 async def test_cli_tools_settle_lists_a_late_tool(site: str, browser_server: str) -> None:
@@ -258,29 +258,26 @@ async def test_cli_tools_settle_lists_a_late_tool(site: str, browser_server: str
 
 @pytest.mark.parametrize("flag", [True, False], ids=["flag", "no-flag"])
 async def test_the_probe_names_every_surface_of_a_global_1_page(
-    browsers: dict[bool, Browser], site: str, flag: bool
+    pages: dict[bool, KeptPage], site: str, flag: bool
 ) -> None:
-    page = await _page(browsers, flag)
-    try:
-        await page.goto(f"{site}/global-1.html")
-        found = await probe(page)
-        assert found.flag_missing is not flag
-        assert found.native is flag
-        main = found.main
-        assert main is not None
-        assert main.secure
-        surfaces = [(s.name, s.implementation, s.native) for s in main.surfaces]
-        expected = [
-            ("navigator.modelContext", "@mcp-b/global", False),
-            ("navigator.modelContextTesting", "modelContextTesting", False),
-        ]
-        if flag:
-            expected.insert(0, ("document.modelContext", "native", True))
-        assert surfaces == expected
-        # nothing left behind in the page
-        assert await page.evaluate("'__webmcpHarness' in window") is False
-    finally:
-        await page.context.close()
+    page = pages[flag].page
+    await page.goto(f"{site}/global-1.html")
+    found = await probe(page)
+    assert found.flag_missing is not flag
+    assert found.native is flag
+    main = found.main
+    assert main is not None
+    assert main.secure
+    surfaces = [(s.name, s.implementation, s.native) for s in main.surfaces]
+    expected = [
+        ("navigator.modelContext", "@mcp-b/global", False),
+        ("navigator.modelContextTesting", "modelContextTesting", False),
+    ]
+    if flag:
+        expected.insert(0, ("document.modelContext", "native", True))
+    assert surfaces == expected
+    # nothing left behind in the page
+    assert await page.evaluate("'__webmcpHarness' in window") is False
 
 
 async def test_the_docs_say_where_each_global_versions_tools_live() -> None:

@@ -139,10 +139,16 @@ class WebMCPSession:
         if self._observer is not None and self._stop_observing is not None:
             self._stop_observing()
             self._observer.finish("the watch ended")
-        dispose = asyncio.ensure_future(self._quiet.dispose())  # (a task: see PageQuiet.close)
-        await bounded(
-            asyncio.gather(self.backend.close(), dispose, return_exceptions=True), CLOSE_WAIT
-        )
+        # The timer counter comes off the page beside the backend's close (in a task of its own:
+        # see PageQuiet.close), within CLOSE_WAIT and at most _DISPOSE_GRACE after the backend
+        # is done: a page too busy to answer keeps it, as it keeps the documents it has.
+        ends = time.monotonic() + CLOSE_WAIT
+        dispose = asyncio.ensure_future(self._quiet.dispose())
+        dispose.add_done_callback(_retrieved)
+        await bounded(self.backend.close(), CLOSE_WAIT)
+        left = min(_DISPOSE_GRACE, ends - time.monotonic())
+        if left > 0 and not dispose.done():
+            await asyncio.wait({dispose}, timeout=left)
 
     async def __aenter__(self) -> WebMCPSession:
         return self
@@ -813,6 +819,15 @@ async def _open(sources: Sources, session: WebMCPSession, limit: float) -> None:
     except BackendError as exc:
         await sources.close()
         raise AttachError(f"Could not attach to the page: {exc}") from exc
+
+
+_DISPOSE_GRACE = 0.25  # seconds a session's close waits for its init script to come off
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """Done with task, whatever it raised (the page or browser went away meanwhile)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _check_settle(settle: Any, name: str = "settle") -> float:

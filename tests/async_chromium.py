@@ -179,10 +179,11 @@ class KeptPage:
     of tests/conftest.py, which keeps a `SyncKeptPage`).
 
     Each test opens its own document in `page`; `clean` then leaves the page blank, with the
-    pages the test opened beside it closed, the routes it added removed, the cookies and storage of every origin its frames visited
-    cleared (not the tab's session storage, which no test page uses), and a page that was closed
-    or crashed replaced, so the next test sees what a new context would show. Chromium starts the
-    page's renderer once per file instead of once per test (bench/page_cost.py). A test that
+    pages the test opened beside it closed, the routes it added removed, the cookies and storage
+    of every origin its frames visited cleared (not the tab's session storage, which no test page
+    uses), and a page that was closed or crashed replaced, so the next test sees what a new
+    context would show. Chromium starts the page's renderer once per file instead of once per
+    test (bench/page_cost.py). A test that
     changes the context otherwise (init scripts, permissions, listeners) opens a context of its
     own.
     """

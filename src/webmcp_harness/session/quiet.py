@@ -72,8 +72,9 @@ class PageQuiet:
     async def dispose(self) -> None:
         """Take the timer counter off the page's next documents, as the session closes (a page
         that outlives its sessions would otherwise run one more copy per session on every load).
-        Playwright 1.56 and later can; the documents loaded already keep theirs. Run it in a task
-        of its own, not the caller's (see `close`)."""
+        A Playwright whose add_init_script returns a Disposable can (1.65 does); with one that
+        does not, the script stays. The documents loaded already keep theirs. Run it in a task of
+        its own, not the caller's (see `close`)."""
         script, self._script = self._script, None
         close = getattr(script, "close", None)  # (Playwright's Disposable)
         if close is not None:

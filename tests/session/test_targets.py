@@ -11,7 +11,6 @@ import json
 import weakref
 from typing import Any
 
-import pytest
 from playwright.async_api import Browser
 from playwright.sync_api import Page
 
@@ -32,12 +31,6 @@ def text(result: Any) -> str:
 
 def cross(pages_url: str) -> str:
     return pages_url.replace("127.0.0.1", "localhost")
-
-
-@pytest.fixture
-def page(reused_page: Page) -> Page:
-    """One page for the whole file: each test opens its own document in it (tests/conftest.py)."""
-    return reused_page
 
 
 def open_shop(page: Page, pages_url: str, query: str = "") -> dict[str, Any]:

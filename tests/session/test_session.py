@@ -74,6 +74,16 @@ def test_a_closed_session_leaves_nothing_in_the_pages_next_documents(
     assert page.evaluate(counter) == "undefined"
 
 
+def test_the_default_settle_waits_for_a_tool_that_a_timer_leaves_to_later_tasks(
+    page: Page, webmcp: SyncSession, pages_url: str
+) -> None:
+    # A timer stores data, and the framework renders it in slices of their own tasks before an
+    # effect registers the tool: the page is not quiet until the timer ran, however late the
+    # session looks (a timer seen pending, then gone, had just run).
+    page.goto(f"{pages_url}/ready/late-render.html")
+    assert {t.name for t in webmcp.tools()} == {"list_orders", "count_orders"}
+
+
 def test_undefined_means_no_content(tools_page: SyncSession) -> None:
     assert tools_page.call("returns_undefined") == {"content": []}
 

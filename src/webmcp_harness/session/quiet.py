@@ -26,14 +26,19 @@ _READ_WAIT = 1.0  # seconds reading the timers may take (a page that does not an
 
 _KEY = "webmcp-harness:pending-timers"
 
-# Counts the main frame's pending setTimeout timers of at most HORIZON; read as the symbol's value.
+# Counts the main frame's pending setTimeout timers of at most HORIZON, and notes when one last ran
+# (a tool registered by a timer that has just run is still on its way): the symbol's value reads
+# [pending, milliseconds since one last ran, or -1 while none has].
 PENDING_JS = """(() => {
   if (window.top !== window) return;
   const key = Symbol.for("KEY"), horizon = HORIZON_MS;
   if (window[key]) return;
-  const pending = new Set();
+  const pending = new Set(), now = performance.now.bind(performance);
+  let ran = -1;
   const set = window.setTimeout, clear = window.clearTimeout;
-  Object.defineProperty(window, key, { value: () => pending.size });
+  Object.defineProperty(window, key, {
+    value: () => [pending.size, ran < 0 ? -1 : now() - ran],
+  });
   window.setTimeout = function (callback, delay, ...rest) {
     const ms = Number(delay) || 0;
     if (typeof callback !== "function" || !(ms <= horizon)) {
@@ -41,7 +46,7 @@ PENDING_JS = """(() => {
     }
     let id = 0;
     id = set.call(this, function (...args) {
-      try { return callback.apply(this, args); } finally { pending.delete(id); }
+      try { return callback.apply(this, args); } finally { pending.delete(id); ran = now(); }
     }, delay, ...rest);
     pending.add(id);
     return id;
@@ -49,7 +54,7 @@ PENDING_JS = """(() => {
   window.clearTimeout = function (id) { pending.delete(id); return clear.call(this, id); };
 })();""".replace("KEY", _KEY).replace("HORIZON_MS", str(int(HORIZON * 1000)))
 
-_PENDING_READ_JS = f"() => {{ const f = window[Symbol.for({_KEY!r})]; return f ? f() : 0; }}"
+_PENDING_READ_JS = f"() => {{ const f = window[Symbol.for({_KEY!r})]; return f ? f() : [0, -1]; }}"
 
 
 class PageQuiet:
@@ -111,21 +116,38 @@ class PageQuiet:
         now = time.monotonic()
         return any(now - began < HORIZON for began in self._inflight.values())
 
-    async def timers(self) -> int:
-        """The main frame's pending short timers; -1 when it does not answer in time (a page
-        too busy to answer is busy: the caller's bound, not this, ends the wait)."""
+    async def timers(self) -> tuple[int, float | None]:
+        """The main frame's pending short timers, and seconds since one of them last ran (None
+        while none has); (-1, None) when it does not answer in time (a page too busy to answer
+        is busy: the caller's bound, not this, ends the wait)."""
         # (as_async: Playwright hands out the frame's first wrapper, which is a sync one once a
         # sync test's own listener was given it: calling that from the loop would stall)
         frame = as_async(self.page.main_frame)
-        count: Any = await bounded(frame.evaluate(_PENDING_READ_JS), _READ_WAIT)
-        if count is None:
-            return -1
-        return count if isinstance(count, int) and not isinstance(count, bool) else 0
+        read: Any = await bounded(frame.evaluate(_PENDING_READ_JS), _READ_WAIT)
+        if read is None:
+            return -1, None
+        if not (isinstance(read, list) and len(read) == 2 and all(map(_number, read))):
+            return 0, None  # (a page that broke its counter: only its requests count)
+        pending, ran_ms = read
+        return int(pending), (max(float(ran_ms), 0.0) / 1000 if ran_ms >= 0 else None)
 
     async def busy(self) -> bool:
         """Whether the page may still register a tool soon (a request or a short timer); notes
-        the time when it is."""
-        if self.loading() or await self.timers() != 0:
+        when it last was: now, or when its last short timer ran (what that timer registered may
+        still be on its way to the session, so the quiet window starts then, not at the last
+        time it was seen pending)."""
+        now = time.monotonic()
+        if self.loading():
+            self.busy_at = now
+            return True
+        pending, ran = await self.timers()
+        if pending != 0:
             self.busy_at = time.monotonic()
             return True
+        if ran is not None:
+            self.busy_at = max(self.busy_at, time.monotonic() - ran)
         return False
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value

@@ -78,8 +78,9 @@ def test_the_default_settle_waits_for_a_tool_that_a_timer_leaves_to_later_tasks(
     page: Page, webmcp: SyncSession, pages_url: str
 ) -> None:
     # A timer stores data, and the framework renders it in slices of their own tasks before an
-    # effect registers the tool: the page is not quiet until the timer ran, however late the
-    # session looks (a timer seen pending, then gone, had just run).
+    # effect registers the tool, about 35 ms after the timer ran: the quiet window (0.1 s) starts
+    # when the timer ran, however late the session looks (a timer seen pending, then gone, had
+    # just run).
     page.goto(f"{pages_url}/ready/late-render.html")
     assert {t.name for t in webmcp.tools()} == {"list_orders", "count_orders"}
 

@@ -85,6 +85,13 @@ def test_the_default_settle_waits_for_a_tool_that_a_timer_leaves_to_later_tasks(
     assert {t.name for t in webmcp.tools()} == {"list_orders", "count_orders"}
 
 
+def test_a_page_that_rewrites_set_keeps_its_timers_and_its_late_tool_is_listed(
+    page: Page, webmcp: SyncSession, pages_url: str
+) -> None:
+    page.goto(f"{pages_url}/hostile/sabotage-set.html")
+    assert {t.name for t in webmcp.tools()} == {"opening_hours", "store_address"}
+
+
 def test_undefined_means_no_content(tools_page: SyncSession) -> None:
     assert tools_page.call("returns_undefined") == {"content": []}
 

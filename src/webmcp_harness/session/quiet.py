@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -33,12 +34,12 @@ PENDING_JS = """(() => {
   if (window.top !== window) return;
   const key = Symbol.for("KEY"), horizon = HORIZON_MS;
   if (window[key]) return;
-  const pending = new Set(), now = performance.now.bind(performance);
-  let ran = -1;
+  // (no Set: a page that rewrites Set.prototype would break its own setTimeout through ours)
+  const pending = Object.create(null), now = performance.now.bind(performance);
+  let count = 0, ran = -1;
+  const settled = (id) => { if (id in pending) { delete pending[id]; count--; } };
   const set = window.setTimeout, clear = window.clearTimeout;
-  Object.defineProperty(window, key, {
-    value: () => [pending.size, ran < 0 ? -1 : now() - ran],
-  });
+  Object.defineProperty(window, key, { value: () => [count, ran < 0 ? -1 : now() - ran] });
   window.setTimeout = function (callback, delay, ...rest) {
     const ms = Number(delay) || 0;
     if (typeof callback !== "function" || !(ms <= horizon)) {
@@ -46,12 +47,13 @@ PENDING_JS = """(() => {
     }
     let id = 0;
     id = set.call(this, function (...args) {
-      try { return callback.apply(this, args); } finally { pending.delete(id); ran = now(); }
+      try { return callback.apply(this, args); } finally { settled(id); ran = now(); }
     }, delay, ...rest);
-    pending.add(id);
+    pending[id] = true;
+    count++;
     return id;
   };
-  window.clearTimeout = function (id) { pending.delete(id); return clear.call(this, id); };
+  window.clearTimeout = function (id) { settled(id); return clear.call(this, id); };
 })();""".replace("KEY", _KEY).replace("HORIZON_MS", str(int(HORIZON * 1000)))
 
 _PENDING_READ_JS = f"() => {{ const f = window[Symbol.for({_KEY!r})]; return f ? f() : [0, -1]; }}"
@@ -126,19 +128,19 @@ class PageQuiet:
         read: Any = await bounded(frame.evaluate(_PENDING_READ_JS), _READ_WAIT)
         if read is None:
             return -1, None
-        if not (isinstance(read, list) and len(read) == 2 and all(map(_number, read))):
-            return 0, None  # (a page that broke its counter: only its requests count)
-        pending, ran_ms = read
-        return int(pending), (max(float(ran_ms), 0.0) / 1000 if ran_ms >= 0 else None)
+        pending, ran_ms = read if isinstance(read, list) and len(read) == 2 else (0, -1)
+        if not isinstance(pending, int) or isinstance(pending, bool):
+            pending = 0  # (not what the counter answers, which the page cannot reach)
+        ran = ran_ms / 1000 if _finite(ran_ms) and ran_ms >= 0 else None
+        return pending, ran
 
     async def busy(self) -> bool:
         """Whether the page may still register a tool soon (a request or a short timer); notes
         when it last was: now, or when its last short timer ran (what that timer registered may
         still be on its way to the session, so the quiet window starts then, not at the last
         time it was seen pending)."""
-        now = time.monotonic()
         if self.loading():
-            self.busy_at = now
+            self.busy_at = time.monotonic()
             return True
         pending, ran = await self.timers()
         if pending != 0:
@@ -149,5 +151,5 @@ class PageQuiet:
         return False
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

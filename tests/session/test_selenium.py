@@ -196,6 +196,9 @@ def test_a_grid_session_lists_the_demos_tools_and_ends_with_the_browser(
 
     names, session_id = asyncio.run(tools())
     assert {"search_products", "get_product"} <= names
+    # The node has stopped the session when DELETE answers; the grid frees its slot a moment
+    # later, on the node's event (a /status read in between still showed it: a loaded CI run).
+    selenium_standalone.server.wait_for(rf"Releasing slot for session id {session_id}", 15)
     assert session_id not in _sessions(grid)
 
 

@@ -457,7 +457,8 @@ class SeleniumGrid:
         return "unsure", f"the grid answered HTTP {status} ({error or 'no reason'})"
 
     def end_session(self, session_id: str) -> None:
-        """End session_id (its browser quits, its slot is free again); never raises."""
+        """End session_id (its browser quits; the grid frees its slot a moment later, on the node's
+        event); never raises."""
         with contextlib.suppress(OSError):
             self._http("DELETE", f"/session/{session_id}", timeout=10)
 

@@ -79,6 +79,21 @@ def test_browser_form_validation_is_invalid_input_with_the_browsers_message(
     assert "Form validation failed" in text(result) or "does not match" in text(result)
 
 
+def test_the_browser_does_not_hold_a_call_to_a_forms_minlength_or_maxlength(
+    page: Page, webmcp: SyncSession, pages_url: str
+) -> None:
+    # HTML checks lengths only on what a person typed: a value a call fills in is submitted
+    # whatever its length (Chromium 156), so only the page itself can hold an agent to them.
+    page.goto(f"{pages_url}/forms-lengths.html")
+    webmcp.wait_for_tool("leave_note", timeout=5)
+    result = webmcp.call("leave_note", {"note": "short", "memo": "far too long"})
+    assert code(result) is None, text(result)
+    assert json.loads(text(result)) == {
+        "note": {"length": 5, "tooShort": False, "tooLong": False},
+        "memo": {"length": 12, "tooShort": False, "tooLong": False},
+    }
+
+
 def test_a_rejected_respond_with_is_failed(forms: SyncSession) -> None:
     result = forms.call("reject_search", {"q": "x"})
     assert code(result) == "failed"

@@ -398,7 +398,7 @@ def check_call(
             ids.BEHAVIOUR_ACCEPTS_VALID_INPUT,
             f"The browser's form validation refused call #{record.shown_number} of {shown} "
             f"({given}): {refused}. The form's own HTML rules explain it (type=email or url, "
-            "minlength or maxlength, a date's min or max), which Chromium leaves out of the "
+            "a date's min or max, a pattern HTML anchors), which Chromium leaves out of the "
             "schema it makes for agents, so they learn them only by being refused. Nothing to "
             "fix on the page; toolparamdescription can say the rule.",
             Severity.INFO,

@@ -547,7 +547,8 @@ def check_browser_form_issues(
 
 
 # What Chromium 156's synthesised schema leaves out of a control's HTML rules (measured: it keeps
-# `required`, `pattern` verbatim, numbers' min/max/step and date's `format`).
+# `required`, `pattern` verbatim, numbers' min/max/step and date's `format`). It enforces them
+# on a call, except the lengths: HTML checks those only on what a person typed.
 _TYPE_FORMATS = {"email": "email", "url": "uri"}
 _LENGTHS = {"minlength": "minLength", "maxlength": "maxLength"}
 _DATES = frozenset({"date", "time", "datetime-local", "month", "week"})
@@ -556,7 +557,8 @@ _DATES = frozenset({"date", "time", "datetime-local", "month", "week"})
 def with_html_rules(schema: Any, form: Mapping[str, Any] | None) -> Any:
     """schema with the rules of form's controls that the browser's synthesised schema leaves
     out (an email or URL's format, text lengths, a date's min and max, a pattern anchored as
-    HTML anchors it): what a value must also meet for the browser's form validation to take it.
+    HTML anchors it): what a value must also meet for the browser's form validation to take it,
+    and the lengths, which the browser does not check on a call but the page's own handler may.
     For making valid input only; schema itself is not changed."""
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict) or not form:
         return schema

@@ -217,6 +217,10 @@ class CdpBackend:
         self._frames: dict[str, str] = {}  # frame id -> URL
         self._origins: dict[str, str] = {}  # frame id -> origin
         self._names: dict[str, str] = {}  # frame id -> its name (the iframe's name attribute)
+        # How many navigation events have come, and the count at each frame's last one: a frame
+        # tree read must not undo what an event after its request said (_read_tree).
+        self._navigations = 0
+        self._navigated: dict[str, int] = {}
         self._parents: dict[str, str | None] = {}
         self._pages: dict[object, tuple[Page, str]] = {}  # the page and popups -> main frame id
         self._pending: dict[str, _CdpInvocation] = {}
@@ -272,10 +276,11 @@ class CdpBackend:
         if browser is not None:
             self._listen(browser, "disconnected", lambda _: self._gone("disconnected"))
         await main.send("Page.enable", {})
+        asked = self._navigations
         tree, _ = await asyncio.gather(
             main.send("Page.getFrameTree", {}), self._hear_page_events(main)
         )
-        self._read_tree(main, tree["frameTree"])
+        self._read_tree(main, tree["frameTree"], asked)
         main.root = self.main_frame_id
         self._targets[main.root] = main
         self._pages[impl_of(page)] = (page, main.root)
@@ -375,20 +380,27 @@ class CdpBackend:
         if self._main is not None and isinstance(self._main.cdp, DirectSession):
             await self._main.cdp.catch_up()  # and Playwright's view of the page has caught up
 
-    def _read_tree(self, target: _Target, node: dict[str, Any]) -> None:
+    def _read_tree(self, target: _Target, node: dict[str, Any], asked: int) -> None:
+        """A `Page.getFrameTree` answer; asked is `_navigations` when it was asked for. A frame
+        that navigated after that keeps the URL, origin and name its event gave: an event handled
+        between the answer and this read may be newer than the answer (a frame just attached
+        was in it without its URL, and the tools it then registered got none). Where each frame
+        sits, and which target hosts it, is the tree's."""
         frame = node["frame"]
-        self._set_frame(target, frame)
+        self._set_frame(target, frame, document=self._navigated.get(frame["id"], 0) <= asked)
         if frame.get("parentId") is None and target is self._main:
             self.main_frame_id = frame["id"]
         for child in node.get("childFrames", []):
-            self._read_tree(target, child)
+            self._read_tree(target, child, asked)
 
-    def _set_frame(self, target: _Target, frame: dict[str, Any]) -> None:
+    def _set_frame(self, target: _Target, frame: dict[str, Any], *, document: bool = True) -> None:
+        """frame's place and host; with document, also its URL, origin and name."""
         frame_id = frame["id"]
-        url = frame.get("url", "") + frame.get("urlFragment", "")
-        self._frames[frame_id] = url
-        self._origins[frame_id] = _frame_origin(frame.get("securityOrigin"), url)
-        self._names[frame_id] = str(frame.get("name") or "")
+        if document:
+            url = frame.get("url", "") + frame.get("urlFragment", "")
+            self._frames[frame_id] = url
+            self._origins[frame_id] = _frame_origin(frame.get("securityOrigin"), url)
+            self._names[frame_id] = str(frame.get("name") or "")
         self._parents[frame_id] = frame.get("parentId")
         self._owner[frame_id] = target
 
@@ -572,6 +584,8 @@ class CdpBackend:
         frame = params["frame"]
         frame_id = frame["id"]
         self._set_frame(target, frame)
+        self._navigations += 1
+        self._navigated[frame_id] = self._navigations
         if target is self._main and frame.get("parentId") is None:
             self.main_frame_id = frame_id
         child = self._targets.get(frame_id)
@@ -593,6 +607,8 @@ class CdpBackend:
         if frame_id not in self._frames:
             return
         self._frames[frame_id] = url
+        self._navigations += 1
+        self._navigated[frame_id] = self._navigations
         for key, tool in list(self._tools.items()):
             if tool.frame_id == frame_id or tool.page_id == frame_id:
                 self._tools[key] = dataclasses.replace(
@@ -631,6 +647,7 @@ class CdpBackend:
             self._frames.pop(gone, None)
             self._origins.pop(gone, None)
             self._names.pop(gone, None)
+            self._navigated.pop(gone, None)
             self._owner.pop(gone, None)
 
     def _dialog_opening(self, target: _Target, params: dict[str, Any]) -> None:
@@ -742,6 +759,7 @@ class CdpBackend:
         try:
             await target.send("Page.enable", {})
             await target.quiet_send("Inspector.enable", {})
+            asked = self._navigations
             tree, _ = await asyncio.gather(
                 target.send("Page.getFrameTree", {}), self._hear_page_events(target)
             )
@@ -756,7 +774,7 @@ class CdpBackend:
                 self._on_interrupt("navigated", root, {"url": self._frames.get(root, "")})
             self._forget(previous)
         self._drop_tools(self._subtree(root))
-        self._read_tree(target, tree["frameTree"])
+        self._read_tree(target, tree["frameTree"], asked)
         self._targets[root] = target
         self._by_frame[impl_of(frame)] = target
         try:
@@ -793,6 +811,7 @@ class CdpBackend:
         try:
             target = await self._attach(page, page, is_page=True)
             await target.send("Page.enable", {})
+            asked = self._navigations
             tree, _ = await asyncio.gather(
                 target.send("Page.getFrameTree", {}), self._hear_page_events(target)
             )
@@ -800,7 +819,7 @@ class CdpBackend:
             return
         root = tree["frameTree"]["frame"]["id"]
         target.root = root
-        self._read_tree(target, tree["frameTree"])
+        self._read_tree(target, tree["frameTree"], asked)
         self._targets[root] = target
         self._pages[impl_of(page)] = (page, root)
         self._listen(page, "close", lambda _: self._popup_gone(page, target, "closed"))

@@ -202,6 +202,15 @@ class _CdpInvocation:
         return True
 
 
+@dataclasses.dataclass(frozen=True)
+class _FrameTree:
+    """A `Page.getFrameTree` answer's root node, and the count of navigation events
+    (`CdpBackend._navigations`) when it was asked for."""
+
+    node: dict[str, Any]
+    asked: int
+
+
 class CdpBackend:
     """Tools and calls through `WebMCP.*` on CDP sessions of the page, its frames and popups."""
 
@@ -276,11 +285,7 @@ class CdpBackend:
         if browser is not None:
             self._listen(browser, "disconnected", lambda _: self._gone("disconnected"))
         await main.send("Page.enable", {})
-        asked = self._navigations
-        tree, _ = await asyncio.gather(
-            main.send("Page.getFrameTree", {}), self._hear_page_events(main)
-        )
-        self._read_tree(main, tree["frameTree"], asked)
+        self._read_tree(main, await self._frame_tree(main))
         main.root = self.main_frame_id
         self._targets[main.root] = main
         self._pages[impl_of(page)] = (page, main.root)
@@ -380,18 +385,36 @@ class CdpBackend:
         if self._main is not None and isinstance(self._main.cdp, DirectSession):
             await self._main.cdp.catch_up()  # and Playwright's view of the page has caught up
 
-    def _read_tree(self, target: _Target, node: dict[str, Any], asked: int) -> None:
-        """A `Page.getFrameTree` answer; asked is `_navigations` when it was asked for. A frame
-        that navigated after that keeps the URL, origin and name its event gave: an event handled
-        between the answer and this read may be newer than the answer (a frame just attached
-        was in it without its URL, and the tools it then registered got none). Where each frame
-        sits, and which target hosts it, is the tree's."""
-        frame = node["frame"]
-        self._set_frame(target, frame, document=self._navigated.get(frame["id"], 0) <= asked)
-        if frame.get("parentId") is None and target is self._main:
-            self.main_frame_id = frame["id"]
-        for child in node.get("childFrames", []):
-            self._read_tree(target, child, asked)
+    async def _frame_tree(self, target: _Target) -> _FrameTree:
+        """target's frame tree, with the page events of its documents heard from now on."""
+        asked = self._navigations
+        tree, _ = await asyncio.gather(
+            target.send("Page.getFrameTree", {}), self._hear_page_events(target)
+        )
+        return _FrameTree(tree["frameTree"], asked)
+
+    def _read_tree(self, target: _Target, tree: _FrameTree) -> None:
+        """Take in target's frame tree. A frame that navigated after the tree was asked for keeps
+        the URL, origin and name its event gave: an event handled between the answer and this
+        read may be newer than the answer (a frame just attached was in it without its URL, and
+        the tools it then registered got none). Where each frame sits, and which target hosts
+        it, is the tree's."""
+
+        def take(node: dict[str, Any]) -> None:
+            frame = node["frame"]
+            newer = self._navigated.get(frame["id"], 0) > tree.asked
+            self._set_frame(target, frame, document=not newer)
+            if frame.get("parentId") is None and target is self._main:
+                self.main_frame_id = frame["id"]
+            for child in node.get("childFrames", []):
+                take(child)
+
+        take(tree.node)
+
+    def _navigation(self, frame_id: str) -> None:
+        """Count a navigation event of frame_id, for _read_tree."""
+        self._navigations += 1
+        self._navigated[frame_id] = self._navigations
 
     def _set_frame(self, target: _Target, frame: dict[str, Any], *, document: bool = True) -> None:
         """frame's place and host; with document, also its URL, origin and name."""
@@ -584,8 +607,7 @@ class CdpBackend:
         frame = params["frame"]
         frame_id = frame["id"]
         self._set_frame(target, frame)
-        self._navigations += 1
-        self._navigated[frame_id] = self._navigations
+        self._navigation(frame_id)
         if target is self._main and frame.get("parentId") is None:
             self.main_frame_id = frame_id
         child = self._targets.get(frame_id)
@@ -607,8 +629,7 @@ class CdpBackend:
         if frame_id not in self._frames:
             return
         self._frames[frame_id] = url
-        self._navigations += 1
-        self._navigated[frame_id] = self._navigations
+        self._navigation(frame_id)
         for key, tool in list(self._tools.items()):
             if tool.frame_id == frame_id or tool.page_id == frame_id:
                 self._tools[key] = dataclasses.replace(
@@ -759,14 +780,11 @@ class CdpBackend:
         try:
             await target.send("Page.enable", {})
             await target.quiet_send("Inspector.enable", {})
-            asked = self._navigations
-            tree, _ = await asyncio.gather(
-                target.send("Page.getFrameTree", {}), self._hear_page_events(target)
-            )
+            tree = await self._frame_tree(target)
         except Exception:
             await self._detach(target)
             return None
-        root = tree["frameTree"]["frame"]["id"]
+        root = tree.node["frame"]["id"]
         target.root = root
         previous = old if old is not None else self._targets.get(root)
         if previous is not None:
@@ -774,7 +792,7 @@ class CdpBackend:
                 self._on_interrupt("navigated", root, {"url": self._frames.get(root, "")})
             self._forget(previous)
         self._drop_tools(self._subtree(root))
-        self._read_tree(target, tree["frameTree"], asked)
+        self._read_tree(target, tree)
         self._targets[root] = target
         self._by_frame[impl_of(frame)] = target
         try:
@@ -811,15 +829,12 @@ class CdpBackend:
         try:
             target = await self._attach(page, page, is_page=True)
             await target.send("Page.enable", {})
-            asked = self._navigations
-            tree, _ = await asyncio.gather(
-                target.send("Page.getFrameTree", {}), self._hear_page_events(target)
-            )
+            tree = await self._frame_tree(target)
         except Exception:
             return
-        root = tree["frameTree"]["frame"]["id"]
+        root = tree.node["frame"]["id"]
         target.root = root
-        self._read_tree(target, tree["frameTree"], asked)
+        self._read_tree(target, tree)
         self._targets[root] = target
         self._pages[impl_of(page)] = (page, root)
         self._listen(page, "close", lambda _: self._popup_gone(page, target, "closed"))
